@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel platform: chunk memory is coherent DMA memory of the pool's
+ * device. dma_alloc_coherent() aligns the CPU and bus address of an
+ * allocation to its page order, which the core relies on (and checks).
+ */
+#include <linux/dma-mapping.h>
+#include <linux/atomic.h>
+#include "dg_platform.h"
+#include "dg_kernel.h"
+
+/* Bytes of chunk memory held by all pools: read by tests via debugfs. */
+atomic_long_t dg_chunk_bytes = ATOMIC_LONG_INIT(0);
+
+void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
+			       gfp_t gfp)
+{
+	void *mem = dma_alloc_coherent(dev, size, dma, gfp);
+
+	if (mem)
+		atomic_long_add(size, &dg_chunk_bytes);
+	return (void __dma __force *)mem;
+}
+
+void dg_chunk_mem_free(void *dev, size_t size, void __dma *mem,
+		       dma_addr_t dma)
+{
+	atomic_long_sub(size, &dg_chunk_bytes);
+	dma_free_coherent(dev, size, (void __force *)mem, dma);
+}

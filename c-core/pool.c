@@ -1,0 +1,736 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hardened pool of fixed-size DMA blocks.
+ *
+ * The device may read and write every byte of every chunk at any time, so
+ * the pool keeps all of its state out of line and never reads chunk
+ * memory. Everything below "mem" in a chunk belongs to the device.
+ *
+ * chunk          2^chunk_shift bytes of coherent memory. The DMA API aligns
+ *                both its CPU and bus address to the allocation's page
+ *                order, which lets a block's chunk be found from the
+ *                address alone (checked when a chunk arrives).
+ * struct dg_chunk  its descriptor: addresses, free count and a bitmap
+ *                (bit set = block free), in ordinary kernel memory.
+ * slots[]        open-addressing hash, (vaddr >> chunk_shift) -> chunk,
+ *                so free() finds the chunk in O(1) without trusting vaddr.
+ * partial        chunks with at least one free block. Allocation takes the
+ *                head; a chunk that fills leaves the list, one that gets a
+ *                block back rejoins at the head, one that empties moves to
+ *                the tail, where reclaim finds it.
+ *
+ * Block layout: blocks sit at index * stride. When a boundary is smaller
+ * than a chunk, the chunk is cut into boundary-sized segments of
+ * blocks_per_seg blocks each, and a block's bit number is
+ * (segment << seg_bits) | slot, so that index -> offset is two shifts and
+ * a multiply. offset -> index uses a reciprocal instead of a division;
+ * the pool's hot paths have no divide.
+ */
+#include "pool.h"
+
+/*
+ * Chunk sizes: at least DG_CHUNK_MIN_BLOCKS blocks a chunk, so that the
+ * chunk lists move rarely, within [DG_CHUNK_MIN, DG_CHUNK_MAX].
+ */
+#define DG_CHUNK_MIN		(2 * DG_PAGE_SIZE)
+#define DG_CHUNK_MAX		(64 * 1024ul)
+#define DG_CHUNK_MIN_BLOCKS	32
+#define DG_BLOCK_MAX		(1024 * 1024ul)
+
+/*
+ * offset / stride == (offset * recip) >> DG_RECIP_SHIFT exactly whenever
+ * offset * stride < 2^DG_RECIP_SHIFT; offsets and strides stay below
+ * 2^21 (DG_BLOCK_MAX, chunk at most twice that), so 42 bits suffice and
+ * offset * recip stays below 2^64.
+ */
+#define DG_RECIP_SHIFT		42
+
+#define DG_HASH_MIN_SLOTS	16
+#define DG_NO_KEY		(~0ul)
+
+struct dg_chunk {
+	struct list_head link;	/* on pool->partial, or self-linked if full */
+	char __dma *mem;
+	dma_addr_t dma;
+	unsigned long empty_since;
+	u32 nr_free;
+	u32 hint;		/* no free bit in the words below this one */
+	unsigned long map[];	/* bit set = block free */
+};
+
+struct dg_hslot {
+	unsigned long key;	/* chunk address >> chunk_shift */
+	struct dg_chunk *chunk;	/* NULL: slot unused */
+};
+
+struct dg_pool {
+	dg_lock_t lock;
+	struct list_head partial;
+	/* free() fast path: the chunk of the previous free */
+	unsigned long last_key;
+	struct dg_chunk *last;
+	struct dg_hslot *slots;
+	u32 hmask;
+	u32 hused;
+
+	/* Geometry, fixed at creation. */
+	u32 size;
+	u32 stride;
+	u32 chunk_shift;
+	u32 seg_shift;		/* log2 of the segment size */
+	u32 seg_bits;		/* bit number = segment << seg_bits | slot */
+	u32 blocks_per_seg;
+	u32 blocks_per_chunk;
+	u32 map_words;
+	u64 recip;
+	unsigned long *map_full;	/* bitmap of a fresh chunk */
+
+	/* Counters, under lock. */
+	u64 in_use;
+	u32 nr_chunks;
+	u32 nr_empty;
+	u64 chunks_allocated;
+	u64 chunks_released;
+	u64 meta_bytes;
+	u64 bad[DG_BAD_NR];
+	bool reported;
+
+	void *dev;
+	int node;
+	char name[DG_POOL_NAME_LEN];
+	/* For the platform's registry of pools; the core never touches it. */
+	struct list_head owner_link;
+};
+
+static const char * const dg_bad_names[DG_BAD_NR] = {
+	[DG_BAD_FOREIGN] = "pointer not from this pool",
+	[DG_BAD_MISALIGNED] = "pointer not at a block start",
+	[DG_BAD_DMA] = "dma handle does not match the block",
+	[DG_BAD_DOUBLE] = "block already free (double free)",
+};
+
+static inline u32 hash_index(unsigned long key, u32 mask)
+{
+	return (u32)(((u64)key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+static struct dg_chunk *hash_find(struct dg_pool *pool, unsigned long key)
+{
+	u32 i = hash_index(key, pool->hmask);
+	struct dg_hslot *s;
+
+	for (;; i = (i + 1) & pool->hmask) {
+		s = &pool->slots[i];
+		if (!s->chunk)
+			return NULL;
+		if (s->key == key)
+			return s->chunk;
+	}
+}
+
+static unsigned long chunk_key(const struct dg_pool *pool,
+			       const struct dg_chunk *chunk)
+{
+	return (unsigned long)chunk->mem >> pool->chunk_shift;
+}
+
+/* Insert without growing; the caller made sure there is room. */
+static void hash_insert(struct dg_hslot *slots, u32 mask, unsigned long key,
+			struct dg_chunk *chunk)
+{
+	u32 i = hash_index(key, mask);
+
+	while (slots[i].chunk)
+		i = (i + 1) & mask;
+	slots[i].key = key;
+	slots[i].chunk = chunk;
+}
+
+/* Backward-shift deletion keeps every probe chain unbroken. */
+static void hash_remove(struct dg_pool *pool, struct dg_chunk *chunk)
+{
+	u32 mask = pool->hmask, i, j, h;
+
+	i = hash_index(chunk_key(pool, chunk), mask);
+	while (pool->slots[i].chunk != chunk)
+		i = (i + 1) & mask;
+
+	for (;;) {
+		pool->slots[i].chunk = NULL;
+		for (j = i;;) {
+			j = (j + 1) & mask;
+			if (!pool->slots[j].chunk) {
+				pool->hused--;
+				return;
+			}
+			h = hash_index(pool->slots[j].key, mask);
+			/* Leave it if its home lies cyclically in (i, j]. */
+			if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+				continue;
+			break;
+		}
+		pool->slots[i] = pool->slots[j];
+		i = j;
+	}
+}
+
+static bool hash_has_room(const struct dg_pool *pool)
+{
+	return (pool->hused + 1) * 2 <= pool->hmask + 1;
+}
+
+/* Called with the lock held; frees the old table (kfree is fine there). */
+static void hash_resize(struct dg_pool *pool, struct dg_hslot *slots, u32 n)
+{
+	struct dg_hslot *old = pool->slots;
+	u32 i;
+
+	for (i = 0; i <= pool->hmask; i++)
+		if (old[i].chunk)
+			hash_insert(slots, n - 1, old[i].key, old[i].chunk);
+	pool->meta_bytes -= dg_ksize(old);
+	pool->meta_bytes += dg_ksize(slots);
+	pool->slots = slots;
+	pool->hmask = n - 1;
+	dg_kfree(old);
+}
+
+/**
+ * dg_pool_check_params() - validate what a pool is asked to be
+ * @p: the parameters
+ * @why: set to a human-readable reason on failure
+ *
+ * Return: 0, or -EINVAL.
+ */
+int dg_pool_check_params(const struct dg_pool_params *p, const char **why)
+{
+	size_t align = p->align ? p->align : 1;
+
+	if (!p->name)
+		*why = "name is NULL";
+	else if (!p->size)
+		*why = "size is 0";
+	else if (p->size > DG_BLOCK_MAX)
+		*why = "size larger than 1 MiB";
+	else if (!is_power_of_2(align))
+		*why = "align is not a power of two";
+	else if (align > DG_BLOCK_MAX)
+		*why = "align larger than 1 MiB";
+	else if (ALIGN(p->size, align) > DG_BLOCK_MAX)
+		*why = "size rounded up to align is larger than 1 MiB";
+	else if (p->boundary && !is_power_of_2(p->boundary))
+		*why = "boundary is not a power of two";
+	else if (p->boundary && p->boundary < p->size)
+		*why = "boundary smaller than size";
+	else
+		return 0;
+	return -EINVAL;
+}
+
+/* Geometry: chunk size, segments, bitmap shape. */
+static void pool_set_geometry(struct dg_pool *pool, size_t boundary)
+{
+	unsigned long chunk, seg;
+	u32 nseg, bits;
+
+	chunk = roundup_pow_of_two((unsigned long)pool->stride *
+				   DG_CHUNK_MIN_BLOCKS);
+	chunk = max(chunk, DG_CHUNK_MIN);
+	chunk = min(chunk, DG_CHUNK_MAX);
+	chunk = max(chunk, roundup_pow_of_two(pool->stride));
+	pool->chunk_shift = ilog2(chunk);
+
+	/*
+	 * Segments are needed only when a boundary inside the chunk could be
+	 * crossed: not when blocks start on boundaries anyway (stride a
+	 * multiple of it) or end exactly on them (stride divides it).
+	 */
+	seg = chunk;
+	if (boundary && boundary < chunk && boundary % pool->stride &&
+	    pool->stride % boundary)
+		seg = boundary;
+	pool->seg_shift = ilog2(seg);
+	nseg = chunk >> pool->seg_shift;
+	pool->blocks_per_seg = (seg - pool->size) / pool->stride + 1;
+	pool->seg_bits = order_base_2(pool->blocks_per_seg);
+	pool->blocks_per_chunk = nseg * pool->blocks_per_seg;
+	bits = ((nseg - 1) << pool->seg_bits) + pool->blocks_per_seg;
+	pool->map_words = (bits + BITS_PER_LONG - 1) / BITS_PER_LONG;
+	pool->recip = (1ull << DG_RECIP_SHIFT) / pool->stride + 1;
+}
+
+static void pool_fill_map_full(struct dg_pool *pool)
+{
+	u32 seg, slot, bit;
+	u32 nseg = 1u << (pool->chunk_shift - pool->seg_shift);
+
+	for (seg = 0; seg < nseg; seg++)
+		for (slot = 0; slot < pool->blocks_per_seg; slot++) {
+			bit = (seg << pool->seg_bits) | slot;
+			pool->map_full[bit / BITS_PER_LONG] |=
+				1ul << (bit % BITS_PER_LONG);
+		}
+}
+
+/**
+ * dg_pool_create() - create a pool
+ * @p: parameters, see struct dg_pool_params
+ *
+ * Return: the pool, or NULL on invalid parameters (reported) or when no
+ * memory could be had for the bookkeeping.
+ */
+struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
+{
+	struct dg_pool *pool;
+	const char *why;
+	size_t align = p->align ? p->align : 1;
+
+	if (dg_pool_check_params(p, &why)) {
+		dg_err("pool %s: cannot create: %s (size %zu align %zu boundary %zu)",
+		       p->name ? p->name : "(null)", why, p->size, p->align,
+		       p->boundary);
+		return NULL;
+	}
+
+	pool = dg_kzalloc_node(sizeof(*pool), GFP_KERNEL, p->node);
+	if (!pool)
+		return NULL;
+	snprintf(pool->name, sizeof(pool->name), "%s", p->name);
+	dg_lock_init(&pool->lock);
+	INIT_LIST_HEAD(&pool->partial);
+	INIT_LIST_HEAD(&pool->owner_link);
+	pool->last_key = DG_NO_KEY;
+	pool->dev = p->dev;
+	pool->node = p->node;
+	pool->size = p->size;
+	pool->stride = ALIGN(p->size, align);
+	pool_set_geometry(pool, p->boundary);
+
+	pool->map_full = dg_kzalloc_node(pool->map_words * sizeof(long),
+					 GFP_KERNEL, p->node);
+	pool->slots = dg_kzalloc_node(DG_HASH_MIN_SLOTS * sizeof(*pool->slots),
+				      GFP_KERNEL, p->node);
+	if (!pool->map_full || !pool->slots) {
+		dg_kfree(pool->map_full);
+		dg_kfree(pool->slots);
+		dg_kfree(pool);
+		return NULL;
+	}
+	pool->hmask = DG_HASH_MIN_SLOTS - 1;
+	pool_fill_map_full(pool);
+	pool->meta_bytes = dg_ksize(pool) + dg_ksize(pool->map_full) +
+			   dg_ksize(pool->slots);
+	return pool;
+}
+
+static size_t chunk_desc_size(const struct dg_pool *pool)
+{
+	return sizeof(struct dg_chunk) + pool->map_words * sizeof(long);
+}
+
+static void chunk_destroy(struct dg_pool *pool, struct dg_chunk *chunk)
+{
+	dg_chunk_mem_free(pool->dev, 1ul << pool->chunk_shift, chunk->mem,
+			  chunk->dma);
+	dg_kfree(chunk);
+}
+
+/* A fresh chunk, not yet visible to anyone; called without the lock. */
+static struct dg_chunk *chunk_create(struct dg_pool *pool, gfp_t gfp)
+{
+	unsigned long size = 1ul << pool->chunk_shift;
+	struct dg_chunk *chunk;
+	dma_addr_t dma;
+	char __dma *mem;
+
+	chunk = dg_kzalloc_node(chunk_desc_size(pool), gfp, pool->node);
+	if (!chunk)
+		return NULL;
+	mem = dg_chunk_mem_alloc(pool->dev, size, &dma, gfp & ~__GFP_ZERO);
+	if (!mem) {
+		dg_kfree(chunk);
+		return NULL;
+	}
+	if (((unsigned long)mem | (unsigned long)dma) & (size - 1)) {
+		/* The DMA API promised this alignment; do not guess. */
+		dg_err("pool %s: chunk of %lu bytes not aligned to its size, refused",
+		       pool->name, size);
+		dg_chunk_mem_free(pool->dev, size, mem, dma);
+		dg_kfree(chunk);
+		return NULL;
+	}
+	INIT_LIST_HEAD(&chunk->link);
+	chunk->mem = mem;
+	chunk->dma = dma;
+	chunk->nr_free = pool->blocks_per_chunk;
+	memcpy(chunk->map, pool->map_full, pool->map_words * sizeof(long));
+	return chunk;
+}
+
+/*
+ * Slow path of dg_pool_alloc(): no chunk has a free block. Called and
+ * returns with the lock held, drops it to allocate (as mainline does), so
+ * other CPUs may have added chunks meanwhile; ours joins them anyway.
+ */
+static struct dg_chunk *pool_grow(struct dg_pool *pool, gfp_t gfp,
+				  unsigned long *flags)
+	__must_hold(&pool->lock)
+{
+	struct dg_hslot *slots;
+	struct dg_chunk *chunk;
+	u32 n;
+
+	dg_unlock_irqrestore(&pool->lock, *flags);
+	chunk = chunk_create(pool, gfp);
+	dg_lock_irqsave(&pool->lock, *flags);
+	if (!chunk)
+		return NULL;
+
+	while (!hash_has_room(pool)) {
+		n = (pool->hmask + 1) * 2;
+		dg_unlock_irqrestore(&pool->lock, *flags);
+		slots = dg_kzalloc_node(n * sizeof(*slots), gfp, pool->node);
+		if (!slots) {
+			chunk_destroy(pool, chunk);
+			dg_lock_irqsave(&pool->lock, *flags);
+			return NULL;
+		}
+		dg_lock_irqsave(&pool->lock, *flags);
+		if (n > pool->hmask + 1)
+			hash_resize(pool, slots, n);
+		else
+			dg_kfree(slots);
+	}
+
+	hash_insert(pool->slots, pool->hmask, chunk_key(pool, chunk), chunk);
+	pool->hused++;
+	list_add(&chunk->link, &pool->partial);
+	pool->nr_chunks++;
+	pool->nr_empty++;
+	pool->chunks_allocated++;
+	pool->meta_bytes += dg_ksize(chunk);
+	return chunk;
+}
+
+/* Take the lowest free block of @chunk; returns its offset. */
+static unsigned long chunk_take(struct dg_pool *pool, struct dg_chunk *chunk)
+{
+	u32 w = chunk->hint, idx;
+	unsigned long word = chunk->map[w];
+
+	idx = w * BITS_PER_LONG + __ffs(word);
+	word &= word - 1;
+	chunk->map[w] = word;
+	if (chunk->nr_free-- == pool->blocks_per_chunk)
+		pool->nr_empty--;
+	if (!chunk->nr_free) {
+		list_del_init(&chunk->link);
+		chunk->hint = pool->map_words;
+	} else if (!word) {
+		while (!chunk->map[++w])
+			;
+		chunk->hint = w;
+	}
+	pool->in_use++;
+	return ((unsigned long)(idx >> pool->seg_bits) << pool->seg_shift) +
+	       (unsigned long)(idx & ((1u << pool->seg_bits) - 1)) *
+	       pool->stride;
+}
+
+/**
+ * dg_pool_alloc() - allocate one block
+ * @pool: the pool
+ * @gfp: allocation flags for a new chunk; __GFP_ZERO zeroes the block
+ * @dma: where the block's bus address goes
+ *
+ * Return: the block, or NULL when no chunk could be had.
+ */
+void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
+{
+	struct dg_chunk *chunk;
+	unsigned long flags = 0, off;
+	char __dma *mem;
+	dma_addr_t bus;
+
+	dg_lock_irqsave(&pool->lock, flags);
+	chunk = list_first_entry_or_null(&pool->partial, struct dg_chunk,
+					 link);
+	if (unlikely(!chunk)) {
+		chunk = pool_grow(pool, gfp, &flags);
+		if (!chunk) {
+			dg_unlock_irqrestore(&pool->lock, flags);
+			return NULL;
+		}
+	}
+	off = chunk_take(pool, chunk);
+	mem = chunk->mem + off;
+	bus = chunk->dma + off;
+	dg_unlock_irqrestore(&pool->lock, flags);
+
+	*dma = bus;
+	if (dg_want_zero(gfp))
+		dg_dma_zero(mem, pool->size);
+	return mem;
+}
+
+static void pool_report_bad_free(struct dg_pool *pool, enum dg_bad_free bad,
+				 bool first, void __dma *vaddr, dma_addr_t dma)
+{
+	if (first)
+		dg_report_first("pool %s: bad free of %p (dma 0x%llx): %s; not applied",
+				pool->name, (void __force *)vaddr,
+				(unsigned long long)dma, dg_bad_names[bad]);
+	else
+		dg_report_again("pool %s: bad free of %p (dma 0x%llx): %s; not applied",
+				pool->name, (void __force *)vaddr,
+				(unsigned long long)dma, dg_bad_names[bad]);
+}
+
+/**
+ * dg_pool_free() - give a block back, after checking it is one
+ * @pool: the pool
+ * @vaddr: the block
+ * @dma: its bus address
+ *
+ * Only arithmetic on out-of-line state decides; a free that is not of a
+ * live block of this pool is counted, reported and not applied.
+ *
+ * Return: DG_FREE_OK, or what was wrong with the free.
+ */
+enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
+			      dma_addr_t dma)
+{
+	unsigned long key = (unsigned long)vaddr >> pool->chunk_shift;
+	unsigned long flags = 0, off, in, bit;
+	struct dg_chunk *chunk;
+	enum dg_bad_free bad;
+	u32 slot, idx, w;
+	bool first;
+
+	dg_lock_irqsave(&pool->lock, flags);
+	if (likely(key == pool->last_key)) {
+		chunk = pool->last;
+	} else {
+		chunk = hash_find(pool, key);
+		if (unlikely(!chunk)) {
+			bad = DG_BAD_FOREIGN;
+			goto bad;
+		}
+		pool->last_key = key;
+		pool->last = chunk;
+	}
+
+	off = (char __dma *)vaddr - chunk->mem;
+	in = off & ((1ul << pool->seg_shift) - 1);
+	slot = (u32)((in * pool->recip) >> DG_RECIP_SHIFT);
+	if (unlikely((unsigned long)slot * pool->stride != in ||
+		     slot >= pool->blocks_per_seg)) {
+		bad = DG_BAD_MISALIGNED;
+		goto bad;
+	}
+	if (unlikely(chunk->dma + off != dma)) {
+		bad = DG_BAD_DMA;
+		goto bad;
+	}
+	idx = (u32)(off >> pool->seg_shift) << pool->seg_bits | slot;
+	w = idx / BITS_PER_LONG;
+	bit = 1ul << (idx % BITS_PER_LONG);
+	if (unlikely(chunk->map[w] & bit)) {
+		bad = DG_BAD_DOUBLE;
+		goto bad;
+	}
+
+	chunk->map[w] |= bit;
+	if (w < chunk->hint)
+		chunk->hint = w;
+	if (++chunk->nr_free == 1)
+		list_add(&chunk->link, &pool->partial);
+	if (chunk->nr_free == pool->blocks_per_chunk) {
+		pool->nr_empty++;
+		chunk->empty_since = dg_now();
+		list_move_tail(&chunk->link, &pool->partial);
+	}
+	pool->in_use--;
+	dg_unlock_irqrestore(&pool->lock, flags);
+	return DG_FREE_OK;
+
+bad:
+	pool->bad[bad]++;
+	first = !pool->reported;
+	pool->reported = true;
+	dg_unlock_irqrestore(&pool->lock, flags);
+	pool_report_bad_free(pool, bad, first, vaddr, dma);
+	return bad;
+}
+
+/**
+ * dg_pool_reclaim() - give chunks that stayed empty back to the system
+ * @pool: the pool
+ * @min_age: ticks a chunk must have been empty
+ * @keep: empty chunks to keep whatever their age
+ *
+ * Empty chunks gather at the tail of the partial list, so the walk stops
+ * at the first chunk in use. Context: may not be called with interrupts
+ * disabled (chunk memory is freed after the lock is dropped).
+ *
+ * Return: the number of chunks released.
+ */
+unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
+			     unsigned int keep)
+{
+	struct dg_chunk *chunk, *prev;
+	struct list_head victims;
+	unsigned long flags = 0, now;
+	unsigned int n = 0;
+
+	INIT_LIST_HEAD(&victims);
+	dg_lock_irqsave(&pool->lock, flags);
+	now = dg_now();
+	for (chunk = list_last_entry(&pool->partial, struct dg_chunk, link);
+	     &chunk->link != &pool->partial && pool->nr_empty > keep;
+	     chunk = prev) {
+		prev = list_entry(chunk->link.prev, struct dg_chunk, link);
+		if (chunk->nr_free != pool->blocks_per_chunk)
+			break;
+		if (now - chunk->empty_since < min_age)
+			continue;
+		list_move(&chunk->link, &victims);
+		hash_remove(pool, chunk);
+		if (pool->last == chunk)
+			pool->last_key = DG_NO_KEY;
+		pool->nr_empty--;
+		pool->nr_chunks--;
+		pool->chunks_released++;
+		pool->meta_bytes -= dg_ksize(chunk);
+	}
+	dg_unlock_irqrestore(&pool->lock, flags);
+
+	while (!list_empty(&victims)) {
+		chunk = list_first_entry(&victims, struct dg_chunk, link);
+		list_del_init(&chunk->link);
+		chunk_destroy(pool, chunk);
+		n++;
+	}
+	return n;
+}
+
+/**
+ * dg_pool_destroy() - free a pool and its chunks
+ * @pool: the pool; nobody may use it concurrently
+ *
+ * Chunks with live blocks are reported and deliberately not freed, so a
+ * late access hits memory that never went back to the system.
+ *
+ * Return: the number of blocks that were still allocated.
+ */
+unsigned int dg_pool_destroy(struct dg_pool *pool)
+{
+	unsigned int live = 0, leaked = 0;
+	struct dg_chunk *chunk;
+	u32 i;
+
+	for (i = 0; i <= pool->hmask; i++) {
+		chunk = pool->slots[i].chunk;
+		if (!chunk)
+			continue;
+		if (chunk->nr_free != pool->blocks_per_chunk) {
+			live += pool->blocks_per_chunk - chunk->nr_free;
+			leaked++;
+			dg_kfree(chunk);
+		} else {
+			chunk_destroy(pool, chunk);
+		}
+	}
+	if (live)
+		dg_report_first("pool %s: destroyed with %u blocks in use; %u chunks left allocated",
+				pool->name, live, leaked);
+	dg_kfree(pool->slots);
+	dg_kfree(pool->map_full);
+	dg_kfree(pool);
+	return live;
+}
+
+/**
+ * dg_pool_get_stats() - snapshot of a pool's counters
+ * @pool: the pool
+ * @st: filled in
+ */
+void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
+{
+	unsigned long flags = 0;
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	dg_lock_irqsave(&pool->lock, flags);
+	memcpy(st->name, pool->name, sizeof(st->name));
+	st->size = pool->size;
+	st->stride = pool->stride;
+	st->chunk_size = 1u << pool->chunk_shift;
+	st->blocks_per_chunk = pool->blocks_per_chunk;
+	st->blocks_in_use = pool->in_use;
+	st->blocks_total = (u64)pool->nr_chunks * pool->blocks_per_chunk;
+	st->chunks = pool->nr_chunks;
+	st->chunks_empty = pool->nr_empty;
+	st->chunks_allocated = pool->chunks_allocated;
+	st->chunks_released = pool->chunks_released;
+	st->meta_bytes = pool->meta_bytes;
+	for (i = 0; i < DG_BAD_NR; i++)
+		st->bad_frees[i] = pool->bad[i];
+	dg_unlock_irqrestore(&pool->lock, flags);
+}
+
+/**
+ * dg_pool_name() - the pool's name
+ * @pool: the pool
+ *
+ * Return: its name, as stored (possibly truncated).
+ */
+const char *dg_pool_name(const struct dg_pool *pool)
+{
+	return pool->name;
+}
+
+/**
+ * dg_pool_owner_link() - list node for the platform's pool registry
+ * @pool: the pool
+ *
+ * Return: a list node the core never touches.
+ */
+struct list_head *dg_pool_owner_link(struct dg_pool *pool)
+{
+	return &pool->owner_link;
+}
+
+/**
+ * dg_pool_from_owner_link() - the pool a registry node belongs to
+ * @link: what dg_pool_owner_link() returned
+ *
+ * Return: the pool.
+ */
+struct dg_pool *dg_pool_from_owner_link(struct list_head *link)
+{
+	return container_of(link, struct dg_pool, owner_link);
+}
+
+/**
+ * dg_pool_for_each_chunk() - visit the DMA memory of every chunk
+ * @pool: the pool
+ * @fn: called under the pool lock for each chunk
+ * @arg: passed to @fn
+ */
+void dg_pool_for_each_chunk(struct dg_pool *pool,
+			    void (*fn)(void *arg, void __dma *mem, size_t len,
+				       dma_addr_t dma),
+			    void *arg)
+{
+	unsigned long flags = 0;
+	u32 i;
+
+	dg_lock_irqsave(&pool->lock, flags);
+	for (i = 0; i <= pool->hmask; i++)
+		if (pool->slots[i].chunk)
+			fn(arg, pool->slots[i].chunk->mem,
+			   1ul << pool->chunk_shift,
+			   pool->slots[i].chunk->dma);
+	dg_unlock_irqrestore(&pool->lock, flags);
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Out-of-tree build of a Kbuild tree for every installed kernel (see
+# scripts/kernels.sh; KVER= picks one), each kernel in its own directory so
+# kernels never clobber each other and the source tree stays clean:
+#
+#   build/kernel/<kver>/<name>/src/   symlink farm of the sources; kbuild
+#                                     writes its objects here (M=)
+#   build/kernel/<kver>/<name>/ko/    every built .ko, copied flat
+#
+# Usage: build-modules.sh [--src DIR] [--name NAME]
+#   --src   tree holding the Kbuild file (default: the repository root)
+#   --name  build directory name (default: main)
+# Extra kbuild variables come from KBUILD_ARGS (e.g. KBUILD_ARGS="C=2 W=1").
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=$top
+name=main
+while [ $# -gt 0 ]; do
+	case $1 in
+	--src) src=$(cd "$2" && pwd); shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	*) echo "build-modules: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+[ -f "$src/Kbuild" ] || { echo "build-modules: no Kbuild in $src" >&2; exit 1; }
+
+# The files to mirror: tracked and untracked-but-not-ignored files of a git
+# checkout (so work in progress builds too), else everything but build/.
+list_sources() {
+	if git -C "$src" rev-parse --show-toplevel >/dev/null 2>&1 &&
+	   [ "$(git -C "$src" rev-parse --show-prefix)" = "" ]; then
+		git -C "$src" ls-files -z --cached --others --exclude-standard
+	else
+		(cd "$src" && find . -path ./build -prune -o -path ./.git -prune \
+			-o -type f -printf '%P\0')
+	fi
+}
+
+# Mirror $src into $1 as symlinks: add what is new, drop what vanished, keep
+# kbuild's objects so rebuilds stay incremental.
+sync_farm() {
+	local farm=$1 f
+	mkdir -p "$farm"
+	while IFS= read -r -d '' f; do
+		[ -f "$src/$f" ] || continue		# deleted, not yet staged
+		case $f in build/*) continue ;; esac
+		if [ ! -L "$farm/$f" ]; then
+			mkdir -p "$farm/$(dirname "$f")"
+			ln -sfn "$src/$f" "$farm/$f"
+		fi
+	done < <(list_sources)
+	find "$farm" -xtype l -delete		# sources that disappeared
+}
+
+jobs=$(nproc 2>/dev/null || echo 2)
+rc=0
+for kver in $("$top/scripts/kernels.sh"); do
+	out=$top/build/kernel/$kver/$name
+	sync_farm "$out/src"
+	echo "  MODULES $name for $kver"
+	# shellcheck disable=SC2086
+	if ! make -s -C "/lib/modules/$kver/build" M="$out/src" -j"$jobs" \
+		${KBUILD_ARGS:-} modules; then
+		echo "build-modules: $name failed for $kver" >&2
+		rc=1
+		continue
+	fi
+	rm -rf "$out/ko"
+	mkdir -p "$out/ko"
+	find "$out/src" -name '*.ko' -exec cp {} "$out/ko/" \;
+	echo "  KO      $(cd "$out/ko" && ls | tr '\n' ' ')"
+done
+exit $rc

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what dmaguard needs on Debian bookworm, then extract the few kernel
+# tools we use from the linux-source tarball. Idempotent: when everything is
+# present this is a silent no-op that takes a few milliseconds.
+#
+#   scripts/deps.sh           packages (as root) + tools extraction
+#
+# Missing packages and not root: one message listing them, exit 1.
+# Tools extracted into build/tools/linux/ (one tar pass, xz decompressed once):
+#   tools/testing/kunit/       kunit.py parse (KTAP parser of the VM harness)
+#   scripts/checkpatch.pl      plus spelling.txt and const_structs.checkpatch
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+PACKAGES=(
+	linux-image-amd64 linux-headers-amd64
+	linux-image-6.12-amd64 linux-headers-6.12-amd64
+	qemu-system-x86 busybox-static cpio
+	sparse coccinelle libcmocka-dev abigail-tools musl-tools
+	libclang-rt-14-dev bindgen linux-source-6.12 kmod python3 valgrind
+)
+
+die() { echo "deps: error: $*" >&2; exit 1; }
+
+missing_packages() {
+	local installed
+	# Unknown packages make dpkg-query exit 1; they simply stay missing.
+	installed=$(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' \
+		"${PACKAGES[@]}" 2>/dev/null | awk '$2 == "ii" { print $1 }') || true
+	local p
+	for p in "${PACKAGES[@]}"; do
+		grep -qxF "$p" <<<"$installed" || echo "$p"
+	done
+}
+
+install_packages() {
+	command -v dpkg-query >/dev/null ||
+		die "dpkg-query not found: dmaguard expects Debian bookworm (see README.md)"
+	local missing
+	missing=$(missing_packages)
+	[ -z "$missing" ] && return 0
+	# shellcheck disable=SC2086
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "deps: these Debian packages are missing:" >&2
+		echo "  $(echo $missing)" >&2
+		echo "deps: run 'make deps' as root, or: sudo apt-get update &&" \
+			"sudo apt-get install --no-install-recommends $(echo $missing)" >&2
+		exit 1
+	fi
+	echo "deps: installing: $(echo $missing)"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	# shellcheck disable=SC2086
+	apt-get install -y -q --no-install-recommends $missing
+	missing=$(missing_packages)
+	[ -z "$missing" ] || die "still missing after apt-get install: $(echo $missing)"
+}
+
+extract_tools() {
+	local tarball dest stamp want top_dir
+	tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n1)
+	[ -n "$tarball" ] || die "no /usr/src/linux-source-*.tar.xz (package linux-source-6.12)"
+	dest="$top/build/tools/linux"
+	stamp="$dest/.extracted"
+	want="$tarball $(stat -c %Y "$tarball")"
+	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
+
+	top_dir=$(basename "$tarball" .tar.xz)	# linux-source-6.12
+	echo "deps: extracting kunit.py and checkpatch.pl from $tarball"
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	tar -xJf "$tarball" -C "$dest" --strip-components=1 \
+		"$top_dir/tools/testing/kunit" \
+		"$top_dir/scripts/checkpatch.pl" \
+		"$top_dir/scripts/spelling.txt" \
+		"$top_dir/scripts/const_structs.checkpatch" ||
+		die "extracting tools from $tarball failed"
+	echo "$want" > "$stamp"
+}
+
+install_packages
+extract_tools
