@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Native benchmark: dmaguard's core (libdmaguard-core.a, -O2) against the
+ * in-band reference pool (ref_pool.c, the algorithm of the kernel's
+ * dma_pool since 6.4), over the same userspace platform.
+ *
+ * Protocol, per row (that of the kernel's mm/dmapool_test.c): a
+ * measurement is ROUNDS rounds of "allocate BLOCKS blocks, then free them
+ * all in allocation order". Both pools are created once per row and
+ * reused; one untimed warm-up measurement each, then REPS measurements
+ * alternating reference, dmaguard, reference, ...; medians.
+ *
+ *   pool_bench [-r REPS] [-n ROUNDS] [-R ROW]
+ *	BENCH native size=S align=A blocks=N ref_ns_per_pair=X
+ *	      dmaguard_ns_per_pair=Y ratio=Y/X
+ *	BENCH native geomean=G
+ *	BENCH native-meta size=S ref_bytes_per_block=.. dmaguard_bytes_per_block=..
+ *   pool_bench -c ref|dmaguard -R ROW [-n ROUNDS]
+ *	callgrind mode, run under valgrind --tool=callgrind
+ *	--instr-atstart=no: one untimed warm-up round, then ROUNDS rounds
+ *	with instrumentation on; prints "CALLGRIND pairs=P" so that the
+ *	caller divides callgrind's total Ir by P.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+#include <valgrind/callgrind.h>
+#include "pool.h"
+#include "dg_user.h"
+#include "ref_pool.h"
+
+struct row {
+	size_t size, align, boundary;
+	unsigned int blocks;
+};
+
+static const struct row rows[] = {
+	{ 16, 16, 0, 8192 },
+	{ 64, 64, 0, 8192 },
+	{ 256, 256, 0, 8192 },
+	{ 1024, 1024, 0, 2048 },
+	{ 4096, 4096, 0, 1024 },
+	{ 68, 32, 4096, 8192 },
+};
+#define NR_ROWS		(sizeof(rows) / sizeof(rows[0]))
+#define MAX_REPS	101
+
+struct blk {
+	void *v;
+	dma_addr_t dma;
+};
+
+static struct blk *buf;
+
+static __attribute__((__noinline__)) int ref_round(struct ref_pool *p,
+					       unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		buf[i].v = ref_pool_alloc(p, GFP_KERNEL, &buf[i].dma);
+		if (!buf[i].v)
+			return -1;
+	}
+	for (i = 0; i < n; i++)
+		ref_pool_free(p, buf[i].v, buf[i].dma);
+	return 0;
+}
+
+static __attribute__((__noinline__)) int dg_round(struct dg_pool *p,
+					      unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		buf[i].v = (void __force *)dg_pool_alloc(p, GFP_KERNEL,
+							 &buf[i].dma);
+		if (!buf[i].v)
+			return -1;
+	}
+	for (i = 0; i < n; i++)
+		dg_pool_free(p, (void __dma __force *)buf[i].v, buf[i].dma);
+	return 0;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static double measure(struct ref_pool *rp, struct dg_pool *dp,
+		      unsigned int n, unsigned int rounds)
+{
+	double t0 = now_ns();
+	unsigned int i;
+
+	for (i = 0; i < rounds; i++)
+		if (rp ? ref_round(rp, n) : dg_round(dp, n)) {
+			fprintf(stderr, "pool_bench: allocation failed\n");
+			exit(1);
+		}
+	return now_ns() - t0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void pools_create(const struct row *r, struct ref_pool **rp,
+			 struct dg_pool **dp)
+{
+	struct dg_pool_params prm = {
+		.name = "bench", .size = r->size, .align = r->align,
+		.boundary = r->boundary, .node = DG_NO_NODE,
+	};
+
+	*rp = ref_pool_create("ref", NULL, r->size, r->align, r->boundary);
+	*dp = dg_pool_create(&prm);
+	if (!*rp || !*dp) {
+		fprintf(stderr, "pool_bench: cannot create pools for size %zu\n",
+			r->size);
+		exit(1);
+	}
+}
+
+static double bench_row(const struct row *r, unsigned int reps,
+			unsigned int rounds)
+{
+	double rt[MAX_REPS], dt[MAX_REPS], rm, dm, pairs;
+	struct dg_pool_stats st;
+	struct ref_pool *rp;
+	struct dg_pool *dp;
+	size_t rmeta, rblocks;
+	unsigned int i;
+
+	pools_create(r, &rp, &dp);
+	measure(rp, NULL, r->blocks, rounds);	/* warm-up */
+	measure(NULL, dp, r->blocks, rounds);
+	for (i = 0; i < reps; i++) {
+		rt[i] = measure(rp, NULL, r->blocks, rounds);
+		dt[i] = measure(NULL, dp, r->blocks, rounds);
+	}
+	pairs = (double)rounds * r->blocks;
+	rm = median(rt, reps) / pairs;
+	dm = median(dt, reps) / pairs;
+	printf("BENCH native size=%zu align=%zu blocks=%u ref_ns_per_pair=%.2f dmaguard_ns_per_pair=%.2f ratio=%.3f\n",
+	       r->size, r->align, r->blocks, rm, dm, dm / rm);
+	dg_pool_get_stats(dp, &st);
+	ref_pool_meta(rp, &rmeta, &rblocks);
+	printf("BENCH native-meta size=%zu ref_bytes_per_block=%.2f dmaguard_bytes_per_block=%.2f\n",
+	       r->size, (double)rmeta / rblocks,
+	       (double)st.meta_bytes / st.blocks_total);
+	fflush(stdout);
+	ref_pool_destroy(rp);
+	if (dg_pool_destroy(dp)) {
+		fprintf(stderr, "pool_bench: dmaguard pool had live blocks\n");
+		exit(1);
+	}
+	return dm / rm;
+}
+
+static int callgrind_mode(const char *which, const struct row *r,
+			  unsigned int rounds)
+{
+	struct ref_pool *rp;
+	struct dg_pool *dp;
+	bool ref = !strcmp(which, "ref");
+
+	if (!ref && strcmp(which, "dmaguard")) {
+		fprintf(stderr, "pool_bench: -c ref|dmaguard\n");
+		return 2;
+	}
+	pools_create(r, &rp, &dp);
+	/* Warm-up: pools populated, so only the steady state is counted. */
+	measure(ref ? rp : NULL, dp, r->blocks, 1);
+	CALLGRIND_START_INSTRUMENTATION;
+	measure(ref ? rp : NULL, dp, r->blocks, rounds);
+	CALLGRIND_STOP_INSTRUMENTATION;
+	printf("CALLGRIND pool=%s size=%zu pairs=%llu\n", which, r->size,
+	       (unsigned long long)rounds * r->blocks);
+	ref_pool_destroy(rp);
+	dg_pool_destroy(dp);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int reps = 9, rounds = 100, i, nrow = 0;
+	const char *cg = NULL;
+	double logsum = 0;
+	int opt, only = -1;
+	cpu_set_t set;
+
+	while ((opt = getopt(argc, argv, "r:n:R:c:")) != -1) {
+		switch (opt) {
+		case 'r':
+			reps = atoi(optarg);
+			break;
+		case 'n':
+			rounds = atoi(optarg);
+			break;
+		case 'R':
+			only = atoi(optarg);
+			break;
+		case 'c':
+			cg = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-r reps] [-n rounds] [-R row] [-c ref|dmaguard]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (!reps || reps > MAX_REPS || !rounds || only >= (int)NR_ROWS) {
+		fprintf(stderr, "pool_bench: bad arguments\n");
+		return 2;
+	}
+	buf = calloc(8192, sizeof(*buf));
+	if (!buf)
+		return 1;
+	if (cg) {
+		if (only < 0) {
+			fprintf(stderr, "pool_bench: -c needs -R ROW\n");
+			return 2;
+		}
+		return callgrind_mode(cg, &rows[only], rounds);
+	}
+
+	/* Stay on one CPU: no migrations in the middle of a measurement. */
+	CPU_ZERO(&set);
+	if (!sched_getaffinity(0, sizeof(set), &set)) {
+		for (i = 0; i < CPU_SETSIZE && !CPU_ISSET(i, &set); i++)
+			;
+		CPU_ZERO(&set);
+		CPU_SET(i, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	printf("BENCH native-start reps=%u rounds=%u init_on_alloc=%d\n", reps,
+	       rounds, dg_user_init_on_alloc);
+	for (i = 0; i < NR_ROWS; i++) {
+		if (only >= 0 && only != (int)i)
+			continue;
+		logsum += log(bench_row(&rows[i], reps, rounds));
+		nrow++;
+	}
+	printf("BENCH native geomean=%.3f\n", exp(logsum / nrow));
+	return 0;
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-band reference pool (see ref_pool.h), the design of dma_pool since
+ * Linux 6.4, reimplemented from its description:
+ *
+ * - the block size is the request rounded up to the alignment, at least
+ *   the size of the in-band link; a page is max(block size, PAGE_SIZE)
+ *   bytes; the boundary defaults to (and is capped at) the page size;
+ * - a new page is carved at once into all the blocks it can hold without
+ *   crossing a boundary, each free block holding { next, dma } at its
+ *   start, linked in ascending address order, and the whole run is put at
+ *   the head of the pool's free list;
+ * - alloc pops the head of the list under the lock (allocating a page
+ *   outside the lock when the list is empty), reads the block's dma from
+ *   the block, zeroes it when dg_want_zero(gfp);
+ * - free pushes the block at the head (LIFO), storing dma into it; with
+ *   the kernel's debug checks off, nothing is validated;
+ * - pages are kept until the pool is destroyed.
+ */
+#include "ref_pool.h"
+
+/* What a free block holds at its start: the pool trusts it blindly. */
+struct ref_free {
+	struct ref_free *next;
+	dma_addr_t dma;
+};
+
+struct ref_page {
+	struct ref_page *next;
+	void *mem;
+	dma_addr_t dma;
+};
+
+struct ref_pool {
+	dg_lock_t lock;
+	struct ref_free *free_head;
+	struct ref_page *pages;
+	size_t nr_blocks;
+	size_t nr_active;
+	size_t nr_pages;
+	void *dev;
+	size_t size;
+	size_t alloc_size;
+	size_t boundary;
+	char name[32];
+};
+
+struct ref_pool *ref_pool_create(const char *name, void *dev, size_t size,
+				 size_t align, size_t boundary)
+{
+	struct ref_pool *pool;
+
+	if (!align)
+		align = 1;
+	if (!size || !is_power_of_2(align))
+		return NULL;
+	if (size < sizeof(struct ref_free))
+		size = sizeof(struct ref_free);
+	size = ALIGN(size, align);
+	if (boundary && (boundary < size || !is_power_of_2(boundary)))
+		return NULL;
+	pool = dg_kzalloc_node(sizeof(*pool), GFP_KERNEL, DG_NO_NODE);
+	if (!pool)
+		return NULL;
+	snprintf(pool->name, sizeof(pool->name), "%s", name);
+	dg_lock_init(&pool->lock);
+	pool->dev = dev;
+	pool->size = size;
+	pool->alloc_size = max(size, (size_t)DG_PAGE_SIZE);
+	if (!boundary || boundary > pool->alloc_size)
+		boundary = pool->alloc_size;
+	pool->boundary = boundary;
+	return pool;
+}
+
+/* Thread every block of a fresh page, ascending; the lock is held. */
+static void ref_carve_page(struct ref_pool *pool, struct ref_page *page)
+{
+	size_t off = 0, limit = pool->boundary, n = 0;
+	struct ref_free *first = NULL, *last = NULL, *b;
+
+	while (off + pool->size <= pool->alloc_size) {
+		if (off + pool->size > limit) {
+			off = limit;
+			limit += pool->boundary;
+			continue;
+		}
+		b = (struct ref_free *)((char *)page->mem + off);
+		b->dma = page->dma + off;
+		b->next = NULL;
+		if (last)
+			last->next = b;
+		else
+			first = b;
+		last = b;
+		n++;
+		off += pool->size;
+	}
+	if (!first)
+		return;
+	last->next = pool->free_head;
+	pool->free_head = first;
+	pool->nr_blocks += n;
+	page->next = pool->pages;
+	pool->pages = page;
+	pool->nr_pages++;
+}
+
+static struct ref_page *ref_page_alloc(struct ref_pool *pool, gfp_t gfp)
+{
+	struct ref_page *page;
+
+	page = dg_kzalloc_node(sizeof(*page), gfp, DG_NO_NODE);
+	if (!page)
+		return NULL;
+	page->mem = (void __force *)dg_chunk_mem_alloc(pool->dev,
+						       pool->alloc_size,
+						       &page->dma, gfp);
+	if (!page->mem) {
+		dg_kfree(page);
+		return NULL;
+	}
+	return page;
+}
+
+void *ref_pool_alloc(struct ref_pool *pool, gfp_t gfp, dma_addr_t *dma)
+{
+	struct ref_free *b;
+	struct ref_page *page;
+	unsigned long flags = 0;
+
+	dg_lock_irqsave(&pool->lock, flags);
+	b = pool->free_head;
+	if (b) {
+		pool->free_head = b->next;
+		pool->nr_active++;
+	}
+	dg_unlock_irqrestore(&pool->lock, flags);
+	if (unlikely(!b)) {
+		page = ref_page_alloc(pool, gfp);
+		if (!page)
+			return NULL;
+		dg_lock_irqsave(&pool->lock, flags);
+		ref_carve_page(pool, page);
+		b = pool->free_head;
+		pool->free_head = b->next;
+		pool->nr_active++;
+		dg_unlock_irqrestore(&pool->lock, flags);
+	}
+	*dma = b->dma;
+	if (dg_want_zero(gfp))
+		memset(b, 0, pool->size);
+	return b;
+}
+
+void ref_pool_free(struct ref_pool *pool, void *vaddr, dma_addr_t dma)
+{
+	struct ref_free *b = vaddr;
+	unsigned long flags = 0;
+
+	dg_lock_irqsave(&pool->lock, flags);
+	b->dma = dma;
+	b->next = pool->free_head;
+	pool->free_head = b;
+	pool->nr_active--;
+	dg_unlock_irqrestore(&pool->lock, flags);
+}
+
+void ref_pool_destroy(struct ref_pool *pool)
+{
+	struct ref_page *page;
+
+	if (!pool)
+		return;
+	while ((page = pool->pages)) {
+		pool->pages = page->next;
+		dg_chunk_mem_free(pool->dev, pool->alloc_size,
+				  (void __dma __force *)page->mem, page->dma);
+		dg_kfree(page);
+	}
+	dg_kfree(pool);
+}
+
+void ref_pool_meta(struct ref_pool *pool, size_t *meta, size_t *blocks)
+{
+	*meta = dg_ksize(pool) + pool->nr_pages * sizeof(struct ref_page);
+	*blocks = pool->nr_blocks;
+}

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmaguard_bench: the kernel's dma_pool against dmaguard, in one boot.
+ *
+ * Protocol (that of the kernel's mm/dmapool_test.c): a measurement is
+ * @rounds rounds of "allocate @blocks blocks with GFP_KERNEL, then free
+ * them all in allocation order", timed as a whole with ktime_get_ns().
+ * For each row both pools are created once, with the same parameters on
+ * the same platform device (64-bit coherent mask), and reused: one
+ * untimed warm-up measurement each, then @reps measurements alternating
+ * kernel, dmaguard, kernel, dmaguard, ... and the medians are printed.
+ * With fresh=1 both pools are instead created before and destroyed after
+ * every measurement (warm-up included), so every timed run also pays for
+ * populating its pool, as mainline's test does.
+ *
+ * Everything the host parses is a line starting "BENCH " after the
+ * pr_fmt prefix:
+ *
+ *   BENCH pool kernel=K size=S align=A blocks=N kernel_us=M dmaguard_us=M
+ *         ratio=R
+ *   BENCH meta kernel=K size=S bytes_per_block=X.XX
+ *   BENCH reps kernel=K size=S kernel_us=a,b,.. dmaguard_us=a,b,..
+ *         dg_chunks_allocated=C dg_chunks_released=C
+ *   BENCH done kernel=K rc=E
+ *
+ * bytes_per_block is dmaguard's out-of-line bookkeeping (allocator sizes)
+ * over the blocks its chunks hold, sampled with all @blocks allocated.
+ * The module runs everything at load time and then fails the load with
+ * -EAGAIN, so it never stays resident.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/dma-mapping.h>
+#include <linux/dmapool.h>
+#include <linux/ktime.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/utsname.h>
+#include <dmaguard/dmaguard.h>
+#include "pool.h"
+
+DMAGUARD_IMPORT_NS();
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+MODULE_IMPORT_NS("DMAGUARD_INTERNAL");
+#else
+MODULE_IMPORT_NS(DMAGUARD_INTERNAL);
+#endif
+
+#define BENCH_MAX_REPS	31
+
+static unsigned int reps = 5;
+module_param(reps, uint, 0444);
+MODULE_PARM_DESC(reps, "Timed measurements per pool and row (1-31)");
+
+static unsigned int rounds = 100;
+module_param(rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "Allocate-all/free-all rounds per measurement");
+
+static bool fresh;
+module_param(fresh, bool, 0444);
+MODULE_PARM_DESC(fresh, "Create both pools anew for every measurement");
+
+static int row = -1;
+module_param(row, int, 0444);
+MODULE_PARM_DESC(row, "Run only this row (0-5), -1 for all");
+
+struct bench_row {
+	size_t size;
+	size_t align;
+	size_t boundary;
+	unsigned int blocks;
+};
+
+static const struct bench_row bench_rows[] = {
+	{ 16, 16, 0, 8192 },
+	{ 64, 64, 0, 8192 },
+	{ 256, 256, 0, 8192 },
+	{ 1024, 1024, 0, 2048 },
+	{ 4096, 4096, 0, 1024 },
+	{ 68, 32, 4096, 8192 },
+};
+
+struct bench_block {
+	void *vaddr;
+	dma_addr_t dma;
+};
+
+/* The two pools of a row, behind one pair of calls. */
+struct bench_pools {
+	struct dma_pool *kpool;
+	struct dmaguard_pool *dpool;
+};
+
+static struct device *bench_dev;
+static struct bench_block *blocks_buf;
+
+static int pools_create(struct bench_pools *bp, const struct bench_row *r)
+{
+	bp->kpool = dma_pool_create("dg_bench_kernel", bench_dev, r->size,
+				    r->align, r->boundary);
+	bp->dpool = dmaguard_pool_create("dg_bench", bench_dev, r->size,
+					 r->align, r->boundary);
+	if (bp->kpool && bp->dpool)
+		return 0;
+	dma_pool_destroy(bp->kpool);
+	dmaguard_pool_destroy(bp->dpool);
+	bp->kpool = NULL;
+	bp->dpool = NULL;
+	return -ENOMEM;
+}
+
+static void pools_destroy(struct bench_pools *bp)
+{
+	dma_pool_destroy(bp->kpool);
+	dmaguard_pool_destroy(bp->dpool);
+	bp->kpool = NULL;
+	bp->dpool = NULL;
+}
+
+static int kernel_round(struct dma_pool *pool, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		blocks_buf[i].vaddr = dma_pool_alloc(pool, GFP_KERNEL,
+						     &blocks_buf[i].dma);
+		if (!blocks_buf[i].vaddr)
+			goto fail;
+	}
+	for (i = 0; i < n; i++)
+		dma_pool_free(pool, blocks_buf[i].vaddr, blocks_buf[i].dma);
+	return 0;
+fail:
+	while (i--)
+		dma_pool_free(pool, blocks_buf[i].vaddr, blocks_buf[i].dma);
+	return -ENOMEM;
+}
+
+static int dmaguard_round(struct dmaguard_pool *pool, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		blocks_buf[i].vaddr = dmaguard_pool_alloc(pool, GFP_KERNEL,
+							  &blocks_buf[i].dma);
+		if (!blocks_buf[i].vaddr)
+			goto fail;
+	}
+	for (i = 0; i < n; i++)
+		dmaguard_pool_free(pool, blocks_buf[i].vaddr,
+				   blocks_buf[i].dma);
+	return 0;
+fail:
+	while (i--)
+		dmaguard_pool_free(pool, blocks_buf[i].vaddr,
+				   blocks_buf[i].dma);
+	return -ENOMEM;
+}
+
+/* One measurement of one pool; returns microseconds or a negative errno. */
+static s64 measure(struct bench_pools *bp, bool dg, unsigned int n)
+{
+	u64 t0, t1;
+	unsigned int i;
+	int ret = 0;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < rounds && !ret; i++) {
+		ret = dg ? dmaguard_round(bp->dpool, n) :
+			   kernel_round(bp->kpool, n);
+		if (need_resched())
+			cond_resched();
+	}
+	t1 = ktime_get_ns();
+	if (ret)
+		return ret;
+	return div_u64(t1 - t0, NSEC_PER_USEC);
+}
+
+/* dmaguard's bookkeeping per block with all @n blocks allocated. */
+static int sample_meta(struct dmaguard_pool *pool, unsigned int n,
+		       u64 *centi_bytes)
+{
+	struct dg_pool_stats st;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		blocks_buf[i].vaddr = dmaguard_pool_alloc(pool, GFP_KERNEL,
+							  &blocks_buf[i].dma);
+		if (!blocks_buf[i].vaddr)
+			break;
+	}
+	/* The public handle is the core pool (abi/shim/pool_abi.c). */
+	dg_pool_get_stats((struct dg_pool *)pool, &st);
+	while (i--)
+		dmaguard_pool_free(pool, blocks_buf[i].vaddr,
+				   blocks_buf[i].dma);
+	if (!st.blocks_total || st.blocks_in_use != n)
+		return -ENOMEM;
+	*centi_bytes = div64_u64(st.meta_bytes * 100 + st.blocks_total / 2,
+				 st.blocks_total);
+	return 0;
+}
+
+static int cmp_s64(const void *a, const void *b)
+{
+	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static s64 median(const s64 *v, unsigned int n)
+{
+	s64 tmp[BENCH_MAX_REPS];
+
+	memcpy(tmp, v, n * sizeof(*v));
+	sort(tmp, n, sizeof(*tmp), cmp_s64, NULL);
+	return n & 1 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+/* "a,b,c" of @n values into @buf. */
+static void format_list(char *buf, size_t len, const s64 *v, unsigned int n)
+{
+	size_t pos = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && pos < len; i++)
+		pos += scnprintf(buf + pos, len - pos, "%s%lld", i ? "," : "",
+				 v[i]);
+}
+
+/* One measurement of one side, creating the pools first in fresh mode. */
+static s64 measure_one(struct bench_pools *bp, const struct bench_row *r,
+		       bool dg)
+{
+	s64 us;
+
+	if (fresh && pools_create(bp, r))
+		return -ENOMEM;
+	us = measure(bp, dg, r->blocks);
+	if (fresh)
+		pools_destroy(bp);
+	return us;
+}
+
+static int bench_row(const struct bench_row *r)
+{
+	s64 k_us[BENCH_MAX_REPS], d_us[BENCH_MAX_REPS], km, dm, us;
+	const char *kver = init_utsname()->release;
+	struct dg_pool_stats st = { };
+	struct bench_pools bp = { };
+	char kl[BENCH_MAX_REPS * 12], dl[BENCH_MAX_REPS * 12];
+	u64 meta, ratio;
+	unsigned int i;
+	int ret;
+
+	ret = pools_create(&bp, r);
+	if (ret)
+		return ret;
+	ret = sample_meta(bp.dpool, r->blocks, &meta);
+	if (ret)
+		goto out;
+	if (fresh)
+		pools_destroy(&bp);
+
+	/* Warm-up, untimed: both pools populated (reuse mode), caches hot. */
+	ret = -ENOMEM;
+	if (measure_one(&bp, r, false) < 0 || measure_one(&bp, r, true) < 0)
+		goto out;
+
+	for (i = 0; i < reps; i++) {
+		us = measure_one(&bp, r, false);
+		if (us < 0)
+			goto out;
+		k_us[i] = us;
+		us = measure_one(&bp, r, true);
+		if (us < 0)
+			goto out;
+		d_us[i] = us;
+	}
+	if (!fresh)
+		dg_pool_get_stats((struct dg_pool *)bp.dpool, &st);
+
+	km = median(k_us, reps);
+	dm = median(d_us, reps);
+	ratio = km ? div64_u64((u64)dm * 1000 + km / 2, km) : 0;
+	pr_info("BENCH pool kernel=%s size=%zu align=%zu blocks=%u kernel_us=%lld dmaguard_us=%lld ratio=%llu.%03llu\n",
+		kver, r->size, r->align, r->blocks, km, dm, ratio / 1000,
+		ratio % 1000);
+	pr_info("BENCH meta kernel=%s size=%zu bytes_per_block=%llu.%02llu\n",
+		kver, r->size, meta / 100, meta % 100);
+	format_list(kl, sizeof(kl), k_us, reps);
+	format_list(dl, sizeof(dl), d_us, reps);
+	pr_info("BENCH reps kernel=%s size=%zu mode=%s kernel_us=%s dmaguard_us=%s dg_chunks_allocated=%llu dg_chunks_released=%llu\n",
+		kver, r->size, fresh ? "fresh" : "reuse", kl, dl,
+		st.chunks_allocated, st.chunks_released);
+	ret = 0;
+out:
+	pools_destroy(&bp);
+	if (ret)
+		pr_err("BENCH error kernel=%s size=%zu: %d\n", kver, r->size,
+		       ret);
+	return ret;
+}
+
+static int __init dmaguard_bench_init(void)
+{
+	struct platform_device *pdev;
+	unsigned int i, max_blocks = 0;
+	int ret = 0, err;
+
+	if (!reps || reps > BENCH_MAX_REPS || !rounds) {
+		pr_err("reps must be 1-%d and rounds at least 1\n",
+		       BENCH_MAX_REPS);
+		return -EINVAL;
+	}
+	pdev = platform_device_register_simple("dmaguard_bench", -1, NULL, 0);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+	bench_dev = &pdev->dev;
+	err = dma_coerce_mask_and_coherent(bench_dev, DMA_BIT_MASK(64));
+	if (err)
+		goto out_dev;
+
+	for (i = 0; i < ARRAY_SIZE(bench_rows); i++)
+		max_blocks = max(max_blocks, bench_rows[i].blocks);
+	blocks_buf = kvcalloc(max_blocks, sizeof(*blocks_buf), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!blocks_buf)
+		goto out_dev;
+
+	pr_info("BENCH start kernel=%s reps=%u rounds=%u mode=%s\n",
+		init_utsname()->release, reps, rounds,
+		fresh ? "fresh" : "reuse");
+	for (i = 0; i < ARRAY_SIZE(bench_rows); i++) {
+		if (row >= 0 && row != i)
+			continue;
+		err = bench_row(&bench_rows[i]);
+		if (err && !ret)
+			ret = err;
+	}
+	pr_info("BENCH done kernel=%s rc=%d\n", init_utsname()->release, ret);
+	kvfree(blocks_buf);
+	err = -EAGAIN;		/* done: never stay loaded */
+out_dev:
+	platform_device_unregister(pdev);
+	return err;
+}
+
+module_init(dmaguard_bench_init);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("dmaguard benchmark: kernel dma_pool vs dmaguard (dmapool_test protocol)");
+MODULE_AUTHOR("dmaguard developers");
