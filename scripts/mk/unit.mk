@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Userspace unit tests of the core (cmocka, liburing style: one program per
+# tests/unit/test_*.c), built with ASan+UBSan against the sanitizer flavour
+# of the core library. `make check-unit` runs them all and writes
+# build/results/unit, one line per cmocka case: ok - unit/<program>/<case>.
+# `make unit` only builds them.
+
+UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
+UNIT_OUT	:= $(BUILD)/unit
+UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(UNIT_OUT)/%)
+# user.mk sorts after this file: name its outputs and headers directly.
+UNIT_LIB	:= $(BUILD)/user/libdmaguard-core-san.a
+UNIT_HDRS	:= $(wildcard c-core/*.h c-core/platform/user/*.h) \
+		   tests/unit/dg_test.h
+UNIT_LDLIBS	:= -lcmocka -lpthread
+
+CHECK_GROUPS	+= unit
+
+.PHONY: unit check-unit
+unit: $(UNIT_BINS)
+
+$(UNIT_OUT)/test_%: tests/unit/test_%.c $(UNIT_HDRS) $(UNIT_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -O1 $(SAN_FLAGS) $< -o $@ \
+		$(UNIT_LIB) $(UNIT_LDLIBS)
+
+check-unit: $(UNIT_BINS)
+	@mkdir -p $(RESULTS)
+	@echo "unit: $(words $(UNIT_BINS)) programs (ASan+UBSan)"
+	@tests/unit/run.sh $(RESULTS)/unit $(UNIT_BINS)
