@@ -45,6 +45,7 @@
  */
 #define DG_RECIP_SHIFT		42
 
+#define DG_ZERO_INLINE_MAX	128u
 #define DG_HASH_MIN_SLOTS	16
 #define DG_NO_KEY		(~0ul)
 
@@ -79,16 +80,18 @@ struct dg_pool {
 	u32 chunk_shift;
 	u32 seg_shift;		/* log2 of the segment size */
 	u32 seg_bits;		/* bit number = segment << seg_bits | slot */
+	u32 slot_mask;		/* (1 << seg_bits) - 1 */
+	unsigned long seg_mask;	/* segment size - 1 */
 	u32 blocks_per_seg;
 	u32 blocks_per_chunk;
 	u32 map_words;
 	u64 recip;
 	unsigned long *map_full;	/* bitmap of a fresh chunk */
 
-	/* Counters, under lock. */
-	u64 in_use;
+	u32 zero_words;		/* >0: zero blocks with this many u64 stores */
+
+	/* Counters, under lock; blocks in use are derived, not counted. */
 	u32 nr_chunks;
-	u32 nr_empty;
 	u64 chunks_allocated;
 	u64 chunks_released;
 	u64 meta_bytes;
@@ -253,6 +256,8 @@ static void pool_set_geometry(struct dg_pool *pool, size_t boundary)
 	nseg = chunk >> pool->seg_shift;
 	pool->blocks_per_seg = (seg - pool->size) / pool->stride + 1;
 	pool->seg_bits = order_base_2(pool->blocks_per_seg);
+	pool->slot_mask = (1u << pool->seg_bits) - 1;
+	pool->seg_mask = seg - 1;
 	pool->blocks_per_chunk = nseg * pool->blocks_per_seg;
 	bits = ((nseg - 1) << pool->seg_bits) + pool->blocks_per_seg;
 	pool->map_words = (bits + BITS_PER_LONG - 1) / BITS_PER_LONG;
@@ -305,6 +310,13 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	pool->size = p->size;
 	pool->stride = ALIGN(p->size, align);
 	pool_set_geometry(pool, p->boundary);
+	/*
+	 * Small 8-byte aligned blocks are zeroed with a few stores rather than
+	 * a memset() call; the stores may cover the stride's padding, which
+	 * belongs to the block.
+	 */
+	if (align >= 8 && ALIGN(pool->size, 8) <= min(pool->stride, DG_ZERO_INLINE_MAX))
+		pool->zero_words = ALIGN(pool->size, 8) / 8;
 
 	pool->map_full = dg_kzalloc_node(pool->map_words * sizeof(long),
 					 GFP_KERNEL, p->node);
@@ -406,7 +418,6 @@ static struct dg_chunk *pool_grow(struct dg_pool *pool, gfp_t gfp,
 	pool->hused++;
 	list_add(&chunk->link, &pool->partial);
 	pool->nr_chunks++;
-	pool->nr_empty++;
 	pool->chunks_allocated++;
 	pool->meta_bytes += dg_ksize(chunk);
 	return chunk;
@@ -421,9 +432,7 @@ static unsigned long chunk_take(struct dg_pool *pool, struct dg_chunk *chunk)
 	idx = w * BITS_PER_LONG + __ffs(word);
 	word &= word - 1;
 	chunk->map[w] = word;
-	if (chunk->nr_free-- == pool->blocks_per_chunk)
-		pool->nr_empty--;
-	if (!chunk->nr_free) {
+	if (!--chunk->nr_free) {
 		list_del_init(&chunk->link);
 		chunk->hint = pool->map_words;
 	} else if (!word) {
@@ -431,10 +440,45 @@ static unsigned long chunk_take(struct dg_pool *pool, struct dg_chunk *chunk)
 			;
 		chunk->hint = w;
 	}
-	pool->in_use++;
 	return ((unsigned long)(idx >> pool->seg_bits) << pool->seg_shift) +
-	       (unsigned long)(idx & ((1u << pool->seg_bits) - 1)) *
-	       pool->stride;
+	       (unsigned long)(idx & pool->slot_mask) * pool->stride;
+}
+
+/* Common tail of both allocation paths; drops the lock. */
+static __always_inline void __dma *pool_hand_out(struct dg_pool *pool,
+						 struct dg_chunk *chunk,
+						 gfp_t gfp, dma_addr_t *dma,
+						 unsigned long flags)
+	__releases(&pool->lock)
+{
+	unsigned long off = chunk_take(pool, chunk);
+	char __dma *mem = chunk->mem + off;
+	dma_addr_t bus = chunk->dma + off;
+
+	dg_unlock_irqrestore(&pool->lock, flags);
+	*dma = bus;
+	if (dg_want_zero(gfp)) {
+		if (pool->zero_words)
+			dg_dma_zero_words(mem, pool->zero_words);
+		else
+			dg_dma_zero(mem, pool->size);
+	}
+	return mem;
+}
+
+/* Out of line so that the fast path keeps few registers live. */
+static noinline void __dma *pool_alloc_slow(struct dg_pool *pool, gfp_t gfp,
+					    dma_addr_t *dma,
+					    unsigned long flags)
+	__releases(&pool->lock)
+{
+	struct dg_chunk *chunk = pool_grow(pool, gfp, &flags);
+
+	if (!chunk) {
+		dg_unlock_irqrestore(&pool->lock, flags);
+		return NULL;
+	}
+	return pool_hand_out(pool, chunk, gfp, dma, flags);
 }
 
 /**
@@ -447,33 +491,17 @@ static unsigned long chunk_take(struct dg_pool *pool, struct dg_chunk *chunk)
  */
 void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
 {
-	struct dg_chunk *chunk;
-	unsigned long flags = 0, off;
-	char __dma *mem;
-	dma_addr_t bus;
+	unsigned long flags = 0;
 
 	dg_lock_irqsave(&pool->lock, flags);
-	chunk = list_first_entry_or_null(&pool->partial, struct dg_chunk,
-					 link);
-	if (unlikely(!chunk)) {
-		chunk = pool_grow(pool, gfp, &flags);
-		if (!chunk) {
-			dg_unlock_irqrestore(&pool->lock, flags);
-			return NULL;
-		}
-	}
-	off = chunk_take(pool, chunk);
-	mem = chunk->mem + off;
-	bus = chunk->dma + off;
-	dg_unlock_irqrestore(&pool->lock, flags);
-
-	*dma = bus;
-	if (dg_want_zero(gfp))
-		dg_dma_zero(mem, pool->size);
-	return mem;
+	if (unlikely(list_empty(&pool->partial)))
+		return pool_alloc_slow(pool, gfp, dma, flags);
+	return pool_hand_out(pool, list_first_entry(&pool->partial,
+						    struct dg_chunk, link),
+			     gfp, dma, flags);
 }
 
-static void pool_report_bad_free(struct dg_pool *pool, enum dg_bad_free bad,
+static noinline __cold void pool_report_bad_free(struct dg_pool *pool, enum dg_bad_free bad,
 				 bool first, void __dma *vaddr, dma_addr_t dma)
 {
 	if (first)
@@ -484,6 +512,19 @@ static void pool_report_bad_free(struct dg_pool *pool, enum dg_bad_free bad,
 		dg_report_again("pool %s: bad free of %p (dma 0x%llx): %s; not applied",
 				pool->name, (void __force *)vaddr,
 				(unsigned long long)dma, dg_bad_names[bad]);
+}
+
+/* Hash lookup on a miss of the free() cache; refills the cache. */
+static noinline struct dg_chunk *pool_find_chunk(struct dg_pool *pool,
+						 unsigned long key)
+{
+	struct dg_chunk *chunk = hash_find(pool, key);
+
+	if (chunk) {
+		pool->last_key = key;
+		pool->last = chunk;
+	}
+	return chunk;
 }
 
 /**
@@ -508,20 +549,15 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 	bool first;
 
 	dg_lock_irqsave(&pool->lock, flags);
-	if (likely(key == pool->last_key)) {
-		chunk = pool->last;
-	} else {
-		chunk = hash_find(pool, key);
-		if (unlikely(!chunk)) {
-			bad = DG_BAD_FOREIGN;
-			goto bad;
-		}
-		pool->last_key = key;
-		pool->last = chunk;
+	chunk = likely(key == pool->last_key) ? pool->last :
+		pool_find_chunk(pool, key);
+	if (unlikely(!chunk)) {
+		bad = DG_BAD_FOREIGN;
+		goto bad;
 	}
 
 	off = (char __dma *)vaddr - chunk->mem;
-	in = off & ((1ul << pool->seg_shift) - 1);
+	in = off & pool->seg_mask;
 	slot = (u32)((in * pool->recip) >> DG_RECIP_SHIFT);
 	if (unlikely((unsigned long)slot * pool->stride != in ||
 		     slot >= pool->blocks_per_seg)) {
@@ -546,11 +582,9 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 	if (++chunk->nr_free == 1)
 		list_add(&chunk->link, &pool->partial);
 	if (chunk->nr_free == pool->blocks_per_chunk) {
-		pool->nr_empty++;
 		chunk->empty_since = dg_now();
 		list_move_tail(&chunk->link, &pool->partial);
 	}
-	pool->in_use--;
 	dg_unlock_irqrestore(&pool->lock, flags);
 	return DG_FREE_OK;
 
@@ -569,8 +603,9 @@ bad:
  * @min_age: ticks a chunk must have been empty
  * @keep: empty chunks to keep whatever their age
  *
- * Empty chunks gather at the tail of the partial list, so the walk stops
- * at the first chunk in use. Context: may not be called with interrupts
+ * Chunks that empty move to the tail of the partial list, so the empty ones
+ * form its tail, oldest first; the walk releases from the oldest on and
+ * keeps the @keep most recently emptied. Context: may not be called with interrupts
  * disabled (chunk memory is freed after the lock is dropped).
  *
  * Return: the number of chunks released.
@@ -578,30 +613,36 @@ bad:
 unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 			     unsigned int keep)
 {
-	struct dg_chunk *chunk, *prev;
-	struct list_head victims;
+	struct list_head victims, *pos, *next, *first;
+	struct dg_chunk *chunk;
 	unsigned long flags = 0, now;
-	unsigned int n = 0;
+	unsigned int n = 0, empty = 0;
 
 	INIT_LIST_HEAD(&victims);
 	dg_lock_irqsave(&pool->lock, flags);
-	now = dg_now();
-	for (chunk = list_last_entry(&pool->partial, struct dg_chunk, link);
-	     &chunk->link != &pool->partial && pool->nr_empty > keep;
-	     chunk = prev) {
-		prev = list_entry(chunk->link.prev, struct dg_chunk, link);
+	/* The empty chunks form the tail, oldest first: find where it starts. */
+	first = &pool->partial;
+	for (pos = pool->partial.prev; pos != &pool->partial; pos = pos->prev) {
+		chunk = list_entry(pos, struct dg_chunk, link);
 		if (chunk->nr_free != pool->blocks_per_chunk)
 			break;
+		first = pos;
+		empty++;
+	}
+	now = dg_now();
+	for (pos = first; pos != &pool->partial && empty > keep; pos = next) {
+		next = pos->next;
+		chunk = list_entry(pos, struct dg_chunk, link);
 		if (now - chunk->empty_since < min_age)
-			continue;
+			break;
 		list_move(&chunk->link, &victims);
 		hash_remove(pool, chunk);
 		if (pool->last == chunk)
 			pool->last_key = DG_NO_KEY;
-		pool->nr_empty--;
 		pool->nr_chunks--;
 		pool->chunks_released++;
 		pool->meta_bytes -= dg_ksize(chunk);
+		empty--;
 	}
 	dg_unlock_irqrestore(&pool->lock, flags);
 
@@ -657,8 +698,9 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
  */
 void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 {
+	struct dg_chunk *chunk;
 	unsigned long flags = 0;
-	int i;
+	u32 i;
 
 	memset(st, 0, sizeof(*st));
 	dg_lock_irqsave(&pool->lock, flags);
@@ -667,10 +709,17 @@ void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 	st->stride = pool->stride;
 	st->chunk_size = 1u << pool->chunk_shift;
 	st->blocks_per_chunk = pool->blocks_per_chunk;
-	st->blocks_in_use = pool->in_use;
 	st->blocks_total = (u64)pool->nr_chunks * pool->blocks_per_chunk;
+	st->blocks_in_use = st->blocks_total;
+	for (i = 0; i <= pool->hmask; i++) {
+		chunk = pool->slots[i].chunk;
+		if (!chunk)
+			continue;
+		st->blocks_in_use -= chunk->nr_free;
+		if (chunk->nr_free == pool->blocks_per_chunk)
+			st->chunks_empty++;
+	}
 	st->chunks = pool->nr_chunks;
-	st->chunks_empty = pool->nr_empty;
 	st->chunks_allocated = pool->chunks_allocated;
 	st->chunks_released = pool->chunks_released;
 	st->meta_bytes = pool->meta_bytes;

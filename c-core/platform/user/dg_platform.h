@@ -35,6 +35,9 @@ typedef uint64_t dma_addr_t;
 #define DG_NO_NODE		(-1)
 #define BITS_PER_LONG		(8 * (int)sizeof(long))
 
+#ifndef __always_inline
+#define __always_inline		inline __attribute__((always_inline))
+#endif
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #define min(a, b)		((a) < (b) ? (a) : (b))
@@ -45,6 +48,9 @@ typedef uint64_t dma_addr_t;
 #define struct_size(p, member, n) \
 	(sizeof(*(p)) + sizeof((p)->member[0]) * (size_t)(n))
 #define __must_hold(x)
+#define __releases(x)
+#define noinline		__attribute__((noinline))
+#define __cold			__attribute__((cold))
 #define BUILD_BUG_ON(c)		_Static_assert(!(c), #c)
 
 static inline unsigned long __ffs(unsigned long w)
