@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Benchmarks, not tests (scripts/bench.sh says what each one measures):
+#   make bench          both of the below
+#   make bench-vm       kernel dma_pool vs dmaguard, one TCG boot per kernel
+#   make bench-native   dmaguard's core vs the in-band reference pool,
+#                       natively, plus callgrind instruction counts
+# Knobs (environment): KVER, BENCH_ARGS, BENCH_DG_ARGS, NATIVE_ARGS,
+# CALLGRIND, CG_ROUNDS. The module's load-and-print smoke test is a VM
+# spec of `make check` (tests/vm/bench-smoke.vmtest).
+
+BENCH_OUT	:= $(BUILD)/bench
+BENCH_SRCS	:= tests/bench/pool_bench.c tests/bench/ref_pool.c
+BENCH_HDRS	:= tests/bench/ref_pool.h
+
+.PHONY: bench bench-vm bench-native
+
+bench: deps $(BENCH_OUT)/pool_bench
+	@scripts/bench.sh all
+
+bench-vm: deps
+	@scripts/bench.sh vm
+
+bench-native: $(BENCH_OUT)/pool_bench
+	@scripts/bench.sh native
+
+# user.mk is included after this file: name its outputs in full here.
+$(BENCH_OUT)/pool_bench: $(BENCH_SRCS) $(BENCH_HDRS) \
+			 $(wildcard c-core/*.h c-core/platform/user/*.h) \
+			 $(BUILD)/user/libdmaguard-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CPPFLAGS) -Itests/bench $(USER_CFLAGS) -O2 \
+		-o $@ $(BENCH_SRCS) $(USER_OUT)/libdmaguard-core.a -lm
