@@ -21,17 +21,27 @@
 #     because KUnit itself may omit it; we require it;
 #   - fail result lines beyond the plan: kunit_parser stops reading at N.
 #
-# Usage: ktap.py KUNIT_DIR < kernel.log   (timestamps already stripped)
+# Usage: ktap.py KUNIT_DIR < kernel.log   (timestamps already stripped),
+#    or import it (set KUNIT_DIR first) and call parse_log(lines).
 # Exit status: 0 if every case passed and no document had an error.
 import io
 import re
 import sys
 
-sys.path.insert(0, sys.argv[1])
+import os
+
+# Where tools/testing/kunit was extracted (scripts/deps.sh); main() takes it
+# as argv[1], importers set KUNIT_DIR.
+_kunit = os.environ.get('KUNIT_DIR') or (sys.argv[1] if __name__ == '__main__'
+					 else None)
+if not _kunit or not os.path.isfile(os.path.join(_kunit, 'kunit_parser.py')):
+	sys.exit('ktap: no kunit_parser.py in KUNIT_DIR; run scripts/deps.sh')
+sys.path.insert(0, _kunit)
 import kunit_parser  # noqa: E402
 import kunit_printer  # noqa: E402
 
-# kunit_parser reports what it does on its module-level printer: collect it.
+# kunit_parser narrates what it parses on its module-level printer: collect
+# it (parser_out) instead of mixing it into our output.
 parser_out = io.StringIO()
 kunit_parser.stdout = kunit_printer.Printer(parser_out)
 
@@ -72,15 +82,19 @@ def walk(test, path, out, errors):
 			out.append((False, name, f' # {sub.status.name}'))
 
 
-def main():
-	failed = False
+def parse_log(lines):
+	"""Parse every KTAP document of a kernel log (timestamps stripped).
+
+	Returns [(doc, [(ok, case, why)], [error])], one entry per document.
+	"""
+	docs = []
 	seen = {}
-	for prefix, lines in split_documents(sys.stdin):
-		doc = prefix.rstrip(': ') or f'ktap{len(seen) + 1}'
+	for prefix, doc_lines in split_documents(lines):
+		doc = prefix.rstrip(': ') or f'ktap{len(docs) + 1}'
 		seen[doc] = seen.get(doc, 0) + 1
 		if seen[doc] > 1:
 			doc = f'{doc}#{seen[doc]}'
-		stream = kunit_parser.extract_tap_lines(lines)
+		stream = kunit_parser.extract_tap_lines(doc_lines)
 		test = kunit_parser.parse_test(stream, 0, [], False)
 		errors = []
 		if test.expected_count is None:
@@ -98,6 +112,13 @@ def main():
 		walk(test, '', cases, errors)
 		if not cases and not errors:
 			errors.append('no test case')
+		docs.append((doc, cases, errors))
+	return docs
+
+
+def main():
+	failed = False
+	for doc, cases, errors in parse_log(sys.stdin):
 		for ok, name, why in cases:
 			print(f'{"ok" if ok else "not ok"} {doc}/{name}{why}')
 			failed |= not ok

@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM harness (scripts/vm/): every spec in tests/vm/*.vmtest and
+# tests/vm/report/*.vmtest boots once per kernel in QEMU (TCG). Spec format
+# and verdict rules: scripts/vm/vmtest.py. Full serial logs: build/vm/<kver>/.
+#
+#   make check-vm       all specs on all kernels + harness self-test
+#                       (KVER= one kernel, VM_SELFTEST=0 skips the self-test,
+#                       VM_JOBS= parallel boots, default: CPU count)
+#   make run            the dmaguard report: tests/vm/report/*.vmtest on every
+#                       kernel, printing their "REPORT ..." lines
+#   make vm-selftest    only the harness self-test (planted failures)
+#   make vm-spec SPEC=tests/vm/x.vmtest [KVER=]   boot one spec, print results
+#
+# Static userspace test binaries for the guest go into $(VM_BIN_DIR) (they
+# appear on the guest's PATH as /vmbin/*); a target producing them adds
+# itself to VM_DEPS, which is built before any boot.
+
+VM_BIN_DIR	:= $(BUILD)/vm-bin
+VM_DEPS		?=
+CHECK_GROUPS	+= vm
+export VM_BIN_DIR VM_JOBS VM_SELFTEST
+
+.PHONY: check-vm run vm-selftest vm-spec vm-deps
+vm-deps: deps
+	$(if $(strip $(VM_DEPS)),@$(MAKE) --no-print-directory $(VM_DEPS))
+
+# check-vm builds the modules itself, per kernel, so that a kernel whose
+# build fails is reported and the other one still boots.
+check-vm: vm-deps
+	@scripts/vm/check-vm.sh
+
+run: vm-deps modules
+	@scripts/vm/run.sh
+
+vm-selftest: deps
+	@scripts/vm/selftest.sh
+
+vm-spec: vm-deps modules
+	@test -n "$(SPEC)" || { echo "usage: make vm-spec SPEC=tests/vm/<name>.vmtest" >&2; exit 2; }
+	@scripts/vm/run-spec.sh $(SPEC)

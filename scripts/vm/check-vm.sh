@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check-vm`: boot every VM test spec (tests/vm/*.vmtest and
+# tests/vm/report/*.vmtest) on every kernel (scripts/kernels.sh; KVER= for
+# one), plus the harness self-test (scripts/vm/selftest.sh, on the newest
+# kernel; VM_SELFTEST=0 skips it), VM_JOBS boots at a time, and write
+# build/results/vm:
+#
+#   ok - vm/<kver>/modules            dmaguard.ko and tests/kmod/ built
+#   ok - vm/<kver>/<spec>             boot and log verdict of one spec
+#   ok - vm/<kver>/<spec>/<case>      each test: step and each KTAP case
+#   ok - vm-harness/<fixture>: ...    the harness caught a planted failure
+#
+# Spec format and verdict rules: scripts/vm/vmtest.py. Logs: build/vm/<kver>/.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+results=$top/build/results/vm
+mkdir -p "$(dirname "$results")"
+: > "$results"
+start=$(date +%s)
+
+mapfile -t kernels < <("$top/scripts/kernels.sh")
+mapfile -t specs < <(vm_specs; vm_specs report)
+selftest_kver=${kernels[-1]}
+selftest=${VM_SELFTEST:-1}
+
+# Build per kernel so one kernel's failure does not hide the other's specs.
+declare -A built
+for kver in "${kernels[@]}"; do
+	if KVER=$kver "$top/scripts/build-modules.sh" >&2; then
+		built[$kver]=1
+	fi
+done
+if [ "$selftest" = 1 ] && ! "$top/scripts/vm/selftest.sh" prepare "$selftest_kver" >&2; then
+	echo "not ok - vm-harness/build # harness fixtures did not build" >> "$results"
+	selftest=0
+fi
+
+{
+	[ "$selftest" = 1 ] && "$top/scripts/vm/selftest.sh" jobs "$selftest_kver"
+	for kver in "${kernels[@]}"; do
+		[ -n "${built[$kver]:-}" ] || continue
+		for s in "${specs[@]}"; do
+			rm -f "$vm_out/$kver/$s.results"
+			vm_job "$kver" "$s" "$top/tests/vm/$s.vmtest" \
+				"$top/build/kernel/$kver/main/ko"
+		done
+	done
+} | vm_run_jobs
+
+for kver in "${kernels[@]}"; do
+	if [ -z "${built[$kver]:-}" ]; then
+		echo "not ok - vm/$kver/modules # build failed: make modules KVER=$kver" >> "$results"
+		for s in "${specs[@]}"; do
+			echo "not ok - vm/$kver/$s # not booted: modules did not build" >> "$results"
+		done
+		continue
+	fi
+	echo "ok - vm/$kver/modules" >> "$results"
+	for s in "${specs[@]}"; do
+		vm_results "$kver" "$s" >> "$results"
+	done
+done
+[ "$selftest" = 1 ] && "$top/scripts/vm/selftest.sh" judge "$selftest_kver" >> "$results"
+
+grep '^not ok' "$results" >&2 || true
+echo "check-vm: $(grep -c '^ok' "$results") ok, $(grep -c '^not ok' "$results")" \
+	"not ok in $(( $(date +%s) - start )) s; logs in build/vm/<kver>/" >&2
+! grep -q '^not ok' "$results"

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers of the VM harness scripts (sourced, not run).
+#
+# vm_run_jobs: run the vmtest.py invocations listed on stdin (one command
+# line per line, already shell-quoted) at most VM_JOBS at a time (default:
+# number of CPUs). TCG guests are single-threaded per vCPU, so two boots use
+# both cores of a 2-CPU machine.
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+vmtest=$top/scripts/vm/vmtest.py
+vm_out=$top/build/vm
+vm_bin=${VM_BIN_DIR:-$top/build/vm-bin}
+
+vm_run_jobs() {
+	xargs -d '\n' -r -P "${VM_JOBS:-$(nproc)}" -I{} sh -c '{} >/dev/null' || true
+}
+
+# vm_job KVER NAME SPEC KO_DIR...: print the command line of one boot.
+vm_job() {
+	local kver=$1 name=$2 spec=$3 d
+	shift 3
+	printf '%q ' python3 "$vmtest" --kver "$kver" --name "$name" \
+		--out "$vm_out/$kver" --bin-dir "$vm_bin"
+	for d in "$@"; do printf '%q ' --ko-dir "$d"; done
+	printf '%q\n' "$spec"
+}
+
+# vm_results KVER NAME: the result lines of one boot, or a "not ok" line if
+# the harness itself died before writing them.
+vm_results() {
+	local f=$vm_out/$1/$2.results
+	if [ -f "$f" ]; then
+		cat "$f"
+	else
+		echo "not ok - vm/$1/$2 # harness wrote no result (see $vm_out/$1/$2.log)"
+	fi
+}
+
+# vm_specs [SUBDIR]: names (path below tests/vm/, no .vmtest) of the specs
+# in tests/vm/SUBDIR.
+vm_specs() {
+	local f
+	local dir=$top/tests/vm${1:+/$1} f
+	for f in "$dir"/*.vmtest; do
+		[ -f "$f" ] || continue
+		f=${f#"$top/tests/vm/"}
+		echo "${f%.vmtest}"
+	done
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot one or more spec files on every kernel (KVER= for one) with the
+# modules of `make modules`, and print their result lines. For developing a
+# spec: `make vm-spec SPEC=tests/vm/<name>.vmtest`.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -gt 0 ] || { echo "usage: $0 SPEC.vmtest..." >&2; exit 2; }
+mapfile -t kernels < <("$top/scripts/kernels.sh")
+names=()
+for spec in "$@"; do
+	[ -f "$spec" ] || { echo "run-spec: no such spec: $spec" >&2; exit 2; }
+	spec=$(cd "$(dirname "$spec")" && pwd)/$(basename "$spec")
+	n=${spec#"$top/tests/vm/"}
+	n=${n%.vmtest}
+	n=${n#/}
+	names+=("$n:$spec")
+done
+for kver in "${kernels[@]}"; do
+	for ns in "${names[@]}"; do
+		rm -f "$vm_out/$kver/${ns%%:*}.results"
+		vm_job "$kver" "${ns%%:*}" "${ns#*:}" "$top/build/kernel/$kver/main/ko"
+	done
+done | vm_run_jobs
+rc=0
+for kver in "${kernels[@]}"; do
+	for ns in "${names[@]}"; do
+		vm_results "$kver" "${ns%%:*}"
+		! grep -q '^not ok' < <(vm_results "$kver" "${ns%%:*}") || rc=1
+	done
+done
+exit $rc

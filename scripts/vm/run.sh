@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make run`: boot every kernel with dmaguard and print its report. The
+# report is made of the specs in tests/vm/report/*.vmtest, in name order
+# (prefix them 00-, 10-, ... to order sections); each contributes the text
+# of its "REPORT <text>" console lines (guest `echo "REPORT ..."` or a
+# module's pr_info("REPORT ...")). A spec whose verdict is not ok prints
+# why, and makes `make run` exit non-zero. Logs: build/vm/<kver>/report/.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mapfile -t kernels < <("$top/scripts/kernels.sh")
+mapfile -t specs < <(vm_specs report)
+[ ${#specs[@]} -gt 0 ] || { echo "run: no tests/vm/report/*.vmtest" >&2; exit 1; }
+
+start=$(date +%s)
+echo "Booting ${#kernels[@]} kernel(s) in QEMU (TCG), ${#specs[@]} report spec(s) each..."
+for kver in "${kernels[@]}"; do
+	for s in "${specs[@]}"; do
+		rm -f "$vm_out/$kver/$s.results" "$vm_out/$kver/$s.report"
+		vm_job "$kver" "$s" "$top/tests/vm/$s.vmtest" \
+			"$top/build/kernel/$kver/main/ko"
+	done
+done | vm_run_jobs
+
+rc=0
+echo
+echo "dmaguard report"
+echo "==============="
+for kver in "${kernels[@]}"; do
+	echo
+	echo "-- $kver"
+	for s in "${specs[@]}"; do
+		[ -f "$vm_out/$kver/$s.report" ] &&
+			sed 's/^/   /' "$vm_out/$kver/$s.report"
+		res=$(vm_results "$kver" "$s")
+		if grep -q '^not ok' <<<"$res"; then
+			rc=1
+			echo "   FAILED ($s, log build/vm/$kver/$s.log):"
+			grep '^not ok' <<<"$res" | sed 's/^not ok - /     /'
+		fi
+	done
+done
+echo
+if [ $rc -eq 0 ]; then
+	echo "all report specs passed on ${#kernels[@]} kernel(s) in $(( $(date +%s) - start )) s"
+else
+	echo "some report specs FAILED (see above)"
+fi
+exit $rc

@@ -1,0 +1,376 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot one VM test spec on one kernel and judge it.
+#
+# VM TEST SPEC FORMAT (tests/vm/<name>.vmtest, tests/vm/report/<name>.vmtest)
+# --------------------------------------------------------------------------
+# A text file, one directive per line, "key: value". Blank lines and lines
+# starting with '#' are ignored (a '#' elsewhere is part of the value).
+# Every key except the step keys is optional.
+#
+#   run: CMD           Guest shell command (busybox sh), run in file order
+#                      with the other steps; must exit 0, else the spec fails.
+#   test: NAME: CMD    Same, but its exit status is its own result line
+#                      "vm/<kver>/<spec>/NAME" (userspace test programs).
+#   smp: N             vCPUs (default 1).
+#   mem: SIZE          guest memory (default 1G).
+#   qemu: ARGS         extra QEMU arguments, shell-quoted, may repeat, e.g.
+#                      "qemu: -machine q35 -device edu".
+#   append: ARGS       extra kernel command line.
+#   timeout: SECONDS   whole boot, from QEMU start to power-off (default 120);
+#                      on expiry QEMU is killed and the spec fails.
+#   kernels: REGEX     run only on kernels whose version matches (Python re,
+#                      search), e.g. "^6\.12\.". Default: every kernel.
+#   expect-warning: RE a kernel WARNING must occur whose block (from
+#                      "cut here" to the "WARNING:" line, i.e. including the
+#                      WARN() message) has a line matching RE; may repeat.
+#   allow-warning: RE  such a WARNING may occur; may repeat.
+#   expect-log: RE     some kernel log or console line must match RE.
+#   allow-taint: LETTERS  taint flags allowed at the end besides O and E
+#                      (W is implied by expect-/allow-warning), e.g. "W".
+#   ktap: N            exactly N top-level KTAP documents must be printed.
+#
+# Guest environment: modules built for the booted kernel in $KO (= /ko),
+# static binaries from build/vm-bin/ on PATH (/vmbin), /proc /sys /dev /tmp
+# and debugfs mounted. The kernel boots with
+#   console=ttyS0 panic=-1 quiet slub_debug=FZPU
+# and /init raises the console log level, so the serial log has everything.
+#
+# VERDICT. The spec's own line "vm/<kver>/<spec>" is "not ok" on: QEMU
+# timeout or error, a missing "all steps done" marker, a failed or
+# unfinished run: step, Kernel panic / Oops / BUG: / SLUB "BUG cache (...)"
+# / general protection fault / RCU stall / hung task / UBSAN, any WARNING
+# not matched by expect-/allow-warning, an expect-* pattern never matched, a
+# taint flag outside O, E (+W, + allow-taint), a KTAP document with a
+# missing plan line, more or fewer results than its plan, or a parse error,
+# a "ktap:" count mismatch. Each KTAP case becomes its own line
+# "vm/<kver>/<spec>/<module>/<case>" (see ktap.py); each test: step too.
+#
+# REPORT LINES. Any console line (kernel printk or guest program output)
+# of the form "[prefix: ]REPORT text" is collected, in order, into
+# <out>/<spec>.report; `make run` prints those of tests/vm/report/*.vmtest.
+#
+# Usage: vmtest.py --kver V --name NAME --out DIR --ko-dir DIR [--ko-dir DIR]
+#                  [--bin-dir DIR] SPEC
+# Writes DIR/NAME.log (full serial log), DIR/NAME.results (result lines, also
+# printed), DIR/NAME.report. Exit status 0 iff every result line is "ok".
+import argparse
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+os.environ.setdefault('KUNIT_DIR', os.path.join(
+	TOP, 'build/tools/linux/tools/testing/kunit'))
+sys.path.insert(0, HERE)
+import ktap  # noqa: E402
+
+BASE_APPEND = 'console=ttyS0 panic=-1 quiet slub_debug=FZPU'
+MARK = 'DMAGUARD-VM: '
+TAINT_LETTERS = 'PFSRMBUDAWCIOELKXTN'	# bit n = TAINT_LETTERS[n]
+FATAL = [
+	(re.compile(r'Kernel panic'), 'kernel panic'),
+	(re.compile(r'\bOops\b'), 'Oops'),
+	(re.compile(r'\bBUG:'), 'BUG'),
+	(re.compile(r'kernel BUG at'), 'BUG'),
+	(re.compile(r'^BUG \S+ \(.*\): '), 'SLUB corruption'),
+	(re.compile(r'general protection fault'), 'general protection fault'),
+	(re.compile(r'rcu: INFO: .*detected stalls|self-detected stall'),
+	 'RCU stall'),
+	(re.compile(r'INFO: task .* blocked for more than'), 'hung task'),
+	(re.compile(r'UBSAN:'), 'UBSAN'),
+]
+ANSI = re.compile(r'\x1b(?:\[[0-9;?]*[A-Za-z]|[@-Z\\-_c])')
+TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\] ?')
+REPORT = re.compile(r'^(?:[^\s:][^:]*: )?REPORT(?: (.*))?$')
+STEP_NAME = re.compile(r'^[A-Za-z0-9_.+-]+$')
+
+
+class SpecError(Exception):
+	pass
+
+
+def parse_spec(path):
+	spec = {'smp': 1, 'mem': '1G', 'qemu': [], 'append': [], 'timeout': 120,
+		'kernels': None, 'expect-warning': [], 'allow-warning': [],
+		'expect-log': [], 'allow-taint': '', 'ktap': None, 'steps': []}
+	with open(path) as f:
+		for num, raw in enumerate(f, 1):
+			line = raw.strip()
+			if not line or line.startswith('#'):
+				continue
+			key, sep, val = line.partition(':')
+			key, val = key.strip(), val.strip()
+			where = f'{path}:{num}'
+			if not sep or not val:
+				raise SpecError(f'{where}: expected "key: value"')
+			try:
+				if key == 'run':
+					spec['steps'].append(('run', '-', val))
+				elif key == 'test':
+					name, sep, cmd = val.partition(':')
+					name, cmd = name.strip(), cmd.strip()
+					if not sep or not cmd or not STEP_NAME.match(name):
+						raise SpecError(f'{where}: expected "test: NAME: CMD"')
+					spec['steps'].append(('test', name, cmd))
+				elif key in ('smp', 'timeout', 'ktap'):
+					spec[key] = int(val)
+				elif key == 'mem':
+					spec['mem'] = val
+				elif key == 'qemu':
+					spec['qemu'] += shlex.split(val)
+				elif key == 'append':
+					spec['append'].append(val)
+				elif key == 'kernels':
+					spec['kernels'] = re.compile(val)
+				elif key in ('expect-warning', 'allow-warning', 'expect-log'):
+					spec[key].append(re.compile(val))
+				elif key == 'allow-taint':
+					bad = set(val) - set(TAINT_LETTERS) - set(' ,')
+					if bad:
+						raise SpecError(f'{where}: unknown taint letter(s) {bad}')
+					spec['allow-taint'] += val
+				else:
+					raise SpecError(f'{where}: unknown key "{key}"')
+			except (ValueError, re.error) as e:
+				raise SpecError(f'{where}: {e}') from e
+	if not spec['steps']:
+		raise SpecError(f'{path}: no run: or test: step')
+	return spec
+
+
+def build_initramfs(spec, args, work):
+	root = os.path.join(work, 'root')
+	shutil.rmtree(root, ignore_errors=True)
+	for d in ('bin', 'sbin', 'proc', 'sys', 'dev', 'tmp', 'ko', 'vmbin',
+		  'spec/steps', 'usr/bin', 'usr/sbin'):
+		os.makedirs(os.path.join(root, d))
+	busybox = shutil.which('busybox') or '/bin/busybox'
+	shutil.copy(busybox, os.path.join(root, 'bin/busybox'))
+	os.symlink('busybox', os.path.join(root, 'bin/sh'))
+	shutil.copy(os.path.join(HERE, 'init'), os.path.join(root, 'init'))
+	os.chmod(os.path.join(root, 'init'), 0o755)
+	for d in args.ko_dir:
+		for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+			if f.endswith('.ko'):
+				shutil.copy(os.path.join(d, f), os.path.join(root, 'ko', f))
+	if args.bin_dir and os.path.isdir(args.bin_dir):
+		for f in sorted(os.listdir(args.bin_dir)):
+			src = os.path.join(args.bin_dir, f)
+			if os.path.isfile(src):
+				shutil.copy(src, os.path.join(root, 'vmbin', f))
+	with open(os.path.join(root, 'spec/name'), 'w') as f:
+		f.write(args.name + '\n')
+	with open(os.path.join(root, 'spec/steps.list'), 'w') as lst:
+		for n, (kind, name, cmd) in enumerate(spec['steps'], 1):
+			lst.write(f'{n} {kind} {name}\n')
+			with open(os.path.join(root, 'spec/steps', str(n)), 'w') as f:
+				f.write(cmd + '\n')
+	initrd = os.path.join(work, 'initramfs.cpio.gz')
+	subprocess.run(
+		'find . -print0 | cpio --null -o -H newc -R 0:0 --quiet | gzip -1 > '
+		+ shlex.quote(initrd), shell=True, cwd=root, check=True)
+	shutil.rmtree(root)
+	return initrd
+
+
+def boot(spec, args, initrd, log):
+	cmd = ['qemu-system-x86_64', '-accel', 'tcg', '-cpu', 'max',
+	       '-m', spec['mem'], '-smp', str(spec['smp']),
+	       '-nographic', '-no-reboot',
+	       '-kernel', f'/boot/vmlinuz-{args.kver}', '-initrd', initrd,
+	       '-append', ' '.join([BASE_APPEND] + spec['append'])] + spec['qemu']
+	with open(log, 'wb') as out:
+		out.write(('# ' + shlex.join(cmd) + '\n').encode())
+		out.flush()
+		proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
+					stderr=subprocess.STDOUT,
+					start_new_session=True)
+		try:
+			return proc.wait(timeout=spec['timeout']), False
+		except subprocess.TimeoutExpired:
+			os.killpg(proc.pid, signal.SIGKILL)
+			proc.wait()
+			return None, True
+
+
+def warning_blocks(klog):
+	"""Yield (WARNING: line, lines of its block) of a kernel log."""
+	for i, line in enumerate(klog):
+		if 'WARNING:' not in line or line.startswith(MARK):
+			continue
+		start = i
+		for j in range(i - 1, max(-1, i - 40), -1):
+			if 'cut here' in klog[j]:
+				start = j
+				break
+		yield line, klog[start:i + 1]
+
+
+def judge(spec, args, log, rc, timed_out, elapsed):
+	with open(log, 'rb') as f:
+		serial = [ANSI.sub('', l.rstrip('\r')) for l in
+			  f.read().decode('utf-8', 'replace').split('\n')]
+	fails = []
+	results = []
+	prefix = f'vm/{args.kver}/{args.name}'
+
+	if timed_out:
+		fails.append(f'timeout after {spec["timeout"]} s (QEMU killed)')
+	elif rc != 0:
+		fails.append(f'QEMU exited {rc}')
+
+	# Console = the serial log outside the final dmesg dump; kernel log =
+	# the dmesg dump (clean, complete from boot) or, if the guest never got
+	# there, the console.
+	begin = next((i for i, l in enumerate(serial)
+		      if l.startswith(MARK + 'dmesg begin')), None)
+	end = next((i for i, l in enumerate(serial)
+		    if l.startswith(MARK + 'dmesg end')), None)
+	if begin is not None and end is not None and end > begin:
+		console = serial[:begin] + serial[end + 1:]
+		klog = serial[begin + 1:end]
+	else:
+		console = serial
+		klog = serial
+	console = [TIMESTAMP.sub('', l) for l in console]
+	klog = [TIMESTAMP.sub('', l) for l in klog]
+
+	for l in serial[1:]:
+		if l.startswith(MARK):
+			continue
+		for pat, what in FATAL:
+			text = TIMESTAMP.sub('', l).strip()
+			if pat.search(text):
+				fails.append(text if what in text
+					     else f'{what}: {text}')
+				break
+
+	if not any(l.startswith(MARK + 'all steps done') for l in console):
+		fails.append('no "all steps done" marker')
+
+	# Steps: "step N end rc=X" markers.
+	ends = {}
+	for l in console:
+		m = re.match(MARK + r'step (\d+) end rc=(\d+)', l)
+		if m:
+			ends[int(m.group(1))] = int(m.group(2))
+	for n, (kind, name, cmd) in enumerate(spec['steps'], 1):
+		st = ends.get(n)
+		why = ('' if st == 0 else
+		       f'did not finish: {cmd}' if st is None else
+		       f'exited {st}: {cmd}')
+		if kind == 'test':
+			results.append((st == 0, f'{prefix}/{name}',
+					f' # {why}' if why else ''))
+		elif why:
+			fails.append(f'step {n} {why}')
+
+	# Warnings.
+	allowed = spec['expect-warning'] + spec['allow-warning']
+	matched = set()
+	for wline, block in warning_blocks(klog):
+		hit = [p for p in allowed if any(p.search(b) for b in block)]
+		matched.update(p.pattern for p in hit)
+		if not hit:
+			fails.append(f'unexpected {wline.strip()}')
+	for p in spec['expect-warning']:
+		if p.pattern not in matched:
+			fails.append(f'expected WARNING /{p.pattern}/ did not occur')
+	for p in spec['expect-log']:
+		if not any(p.search(l) for l in klog + console):
+			fails.append(f'expected log line /{p.pattern}/ not found')
+
+	# Taint: computed from the bits, O and E (+W, +allow-taint) allowed.
+	taint = next((int(l.split('=', 1)[1]) for l in console
+		      if l.startswith(MARK + 'tainted=')), None)
+	if taint is None:
+		if not fails:
+			fails.append('no taint value printed')
+	else:
+		ok_letters = 'OE' + spec['allow-taint'] + ('W' if allowed else '')
+		ok_mask = sum(1 << TAINT_LETTERS.index(c) for c in ok_letters
+			      if c in TAINT_LETTERS)
+		bad = taint & ~ok_mask
+		if bad:
+			letters = ''.join(c for i, c in enumerate(TAINT_LETTERS)
+					  if bad >> i & 1)
+			fails.append(f'tainted {taint} has flags {letters} '
+				     f'(allowed: {ok_letters})')
+
+	# KTAP.
+	docs = ktap.parse_log(klog)
+	for doc, cases, errors in docs:
+		for ok, name, why in cases:
+			results.append((ok, f'{prefix}/{doc}/{name}', why))
+		fails += [f'KTAP {doc}: {e}' for e in errors]
+	if spec['ktap'] is not None and len(docs) != spec['ktap']:
+		fails.append(f'{len(docs)} KTAP document(s), expected {spec["ktap"]}')
+
+	with open(os.path.join(args.out, args.name + '.report'), 'w') as f:
+		for l in console:
+			m = REPORT.match(l)
+			if m:
+				f.write((m.group(1) or '') + '\n')
+
+	fails = list(dict.fromkeys(fails))	# console and dmesg repeat lines
+	if len(fails) > 6:
+		fails[6:] = [f'{len(fails) - 6} more, see {log}']
+	spec_line = (not fails, prefix, ' # ' + '; '.join(fails) if fails else '')
+	return [spec_line] + results
+
+
+def main():
+	ap = argparse.ArgumentParser(description=__doc__)
+	ap.add_argument('--kver', required=True)
+	ap.add_argument('--name', required=True)
+	ap.add_argument('--out', required=True)
+	ap.add_argument('--ko-dir', action='append', default=[])
+	ap.add_argument('--bin-dir')
+	ap.add_argument('spec')
+	args = ap.parse_args()
+
+	log = os.path.join(args.out, args.name + '.log')
+	res_file = os.path.join(args.out, args.name + '.results')
+	work = os.path.join(args.out, args.name + '.d')
+	os.makedirs(os.path.dirname(log), exist_ok=True)
+	os.makedirs(work, exist_ok=True)
+	for f in (res_file, log):
+		if os.path.exists(f):
+			os.unlink(f)
+
+	t0 = time.time()
+	try:
+		spec = parse_spec(args.spec)
+	except (SpecError, OSError) as e:
+		lines = [(False, f'vm/{args.kver}/{args.name}', f' # bad spec: {e}')]
+	else:
+		if spec['kernels'] and not spec['kernels'].search(args.kver):
+			print(f'  SKIP    {args.kver} {args.name} (kernels: '
+			      f'{spec["kernels"].pattern})', file=sys.stderr)
+			open(res_file, 'w').close()
+			return 0
+		initrd = build_initramfs(spec, args, work)
+		rc, timed_out = boot(spec, args, initrd, log)
+		lines = judge(spec, args, log, rc, timed_out, time.time() - t0)
+	text = ''.join(f'{"ok" if ok else "not ok"} - {name}{why}\n'
+		       for ok, name, why in lines)
+	with open(res_file, 'w') as f:
+		f.write(text)
+	sys.stdout.write(text)
+	bad = sum(not ok for ok, _, _ in lines)
+	verdict = f'FAIL ({bad} not ok)' if bad else 'ok'
+	print(f'  VM      {args.kver} {args.name}: {verdict} '
+	      f'({time.time() - t0:.1f} s, log {log})', file=sys.stderr)
+	return 0 if all(ok for ok, _, _ in lines) else 1
+
+
+if __name__ == '__main__':
+	sys.exit(main())
