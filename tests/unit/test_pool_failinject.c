@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Failure injection: for N = 1, 2, ... make the N-th allocation of the
+ * platform (bookkeeping or chunk memory) fail during "create, then
+ * allocate many blocks" until N is past the last allocation of the run.
+ * A failed create or alloc returns NULL; the pool stays consistent (later
+ * allocations work, blocks distinct and well placed, stats right, no
+ * orphan chunk) and destroy leaks nothing.
+ */
+#include "dg_test.h"
+
+static const struct dgt_row rows[] = {
+	{ "16_16", 16, 16, 0 },
+	{ "68_32_b4096", 68, 32, 4096 },
+	{ "1024_1024", 1024, 1024, 0 },
+	{ "4096_4096", 4096, 4096, 0 },
+};
+
+#define NR_ROWS	(sizeof(rows) / sizeof(rows[0]))
+/* Enough chunks for the chunk lookup table to grow twice. */
+#define CHUNKS	20
+#define MAX_N	400
+
+/* One run with the N-th allocation failing; returns whether it fired. */
+static bool run_once(const struct dgt_row *r, unsigned long nth, gfp_t gfp)
+{
+	struct dg_pool *pool;
+	struct dg_pool_stats st;
+	struct dgt_blk *b, x;
+	size_t bpc, want, got = 0, tries, i;
+	int fired = 0;
+
+	dg_user_fail_nth_alloc(nth);
+	pool = dgt_create_row(r);
+	if (!pool) {
+		dg_user_fail_nth_alloc(0);
+		assert_int_equal(dg_user_count.meta_live, dgt_base.meta_live);
+		assert_int_equal(dg_user_count.chunks_live,
+				 dgt_base.chunks_live);
+		return true;
+	}
+	bpc = dgt_stats(pool).blocks_per_chunk;
+	want = CHUNKS * bpc;
+	b = calloc(want + 2 * bpc, sizeof(*b));
+	assert_non_null(b);
+	for (tries = 0; got < want && tries < want + 4; tries++) {
+		x.dma = 0;
+		x.v = dg_pool_alloc(pool, gfp, &x.dma);
+		if (!x.v) {
+			fired++;
+			st = dgt_stats(pool);
+			/* nothing half-done is left behind */
+			assert_int_equal(st.blocks_in_use, got);
+			assert_int_equal(st.chunks, (got + bpc - 1) / bpc);
+			assert_int_equal(dg_user_count.chunks_live -
+					 dgt_base.chunks_live, st.chunks);
+			continue;
+		}
+		b[got] = x;
+		assert_int_equal(x.dma, (uintptr_t)x.v + DG_USER_DMA_OFFSET);
+		got++;
+	}
+	dg_user_fail_nth_alloc(0);
+	assert_true(fired <= 1);
+	assert_int_equal(got, want);
+
+	/* and later allocations work */
+	for (i = 0; i < 2 * bpc; i++)
+		b[got++] = dgt_alloc(pool, gfp, r->size, r->align, r->boundary);
+
+	st = dgt_stats(pool);
+	assert_int_equal(st.blocks_in_use, got);
+	assert_int_equal(st.chunks, (got + bpc - 1) / bpc);
+	assert_int_equal(st.blocks_total, st.chunks * bpc);
+	assert_int_equal(dg_user_count.chunks_live - dgt_base.chunks_live,
+			 st.chunks);
+	dgt_assert_in_chunks(pool, b, got, r->size, r->align, r->boundary);
+	dgt_assert_disjoint(b, got, r->size);
+	for (i = 0; i < got; i++)
+		assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+				 DG_FREE_OK);
+	assert_int_equal(dgt_stats(pool).blocks_in_use, 0);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+	assert_int_equal(dg_user_count.meta_live, dgt_base.meta_live);
+	assert_int_equal(dg_user_count.chunks_live, dgt_base.chunks_live);
+	free(b);
+	return fired;
+}
+
+static void fail_nth(const struct dgt_row *r, gfp_t gfp)
+{
+	unsigned long n;
+
+	for (n = 1; n <= MAX_N; n++)
+		if (!run_once(r, n, gfp))
+			break;
+	/* every chunk costs at least two allocations; all were tried */
+	assert_true(n > 2 * CHUNKS);
+	assert_true(n <= MAX_N);
+	print_message("%s: failure injected at each of %lu allocations\n",
+		      r->name, n - 1);
+}
+
+static void fail_nth_kernel(void **state)
+{
+	fail_nth(*state, GFP_KERNEL);
+}
+
+static void fail_nth_atomic(void **state)
+{
+	fail_nth(*state, GFP_ATOMIC | __GFP_ZERO);
+}
+
+/*
+ * A failure while the pool already holds live blocks and free blocks: the
+ * free blocks are used first, the failure only shows once they are gone.
+ */
+static void fail_with_free_blocks(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	struct dgt_blk *b, x;
+	size_t bpc, i;
+
+	assert_non_null(pool);
+	bpc = dgt_stats(pool).blocks_per_chunk;
+	b = calloc(2 * bpc, sizeof(*b));
+	assert_non_null(b);
+	for (i = 0; i < 2 * bpc; i++)
+		b[i] = dgt_alloc(pool, GFP_KERNEL, r->size, r->align,
+				 r->boundary);
+	for (i = 0; i < 2 * bpc; i += 2)
+		assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+				 DG_FREE_OK);
+	dg_user_fail_nth_alloc(1);
+	for (i = 0; i < 2 * bpc; i += 2)
+		b[i] = dgt_alloc(pool, GFP_ATOMIC, r->size, r->align,
+				 r->boundary);
+	x.v = dg_pool_alloc(pool, GFP_ATOMIC, &x.dma);
+	assert_null(x.v);
+	dg_user_fail_nth_alloc(0);
+	assert_int_equal(dgt_stats(pool).chunks, 2);
+	x = dgt_alloc(pool, GFP_ATOMIC, r->size, r->align, r->boundary);
+	assert_int_equal(dgt_stats(pool).chunks, 3);
+	assert_int_equal(dg_pool_free(pool, x.v, x.dma), DG_FREE_OK);
+	for (i = 0; i < 2 * bpc; i++)
+		assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+				 DG_FREE_OK);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+	free(b);
+}
+
+int main(void)
+{
+	static void (*const fns[])(void **) = {
+		fail_nth_kernel, fail_nth_atomic, fail_with_free_blocks,
+	};
+	static const char *const names[] = {
+		"fail_nth", "fail_nth_atomic", "fail_with_free_blocks",
+	};
+	enum { NF = sizeof(fns) / sizeof(fns[0]) };
+	static struct CMUnitTest tests[NF * NR_ROWS];
+	static char nm[NF * NR_ROWS][64];
+	size_t i, k;
+
+	for (i = 0; i < NF; i++)
+		for (k = 0; k < NR_ROWS; k++) {
+			snprintf(nm[i * NR_ROWS + k], 64, "%s_%s", names[i],
+				 rows[k].name);
+			tests[i * NR_ROWS + k] = (struct CMUnitTest){
+				.name = nm[i * NR_ROWS + k],
+				.test_func = fns[i],
+				.setup_func = dgt_setup,
+				.teardown_func = dgt_teardown,
+				.initial_state = (void *)&rows[k],
+			};
+		}
+	return _cmocka_run_group_tests("pool_failinject", tests, NF * NR_ROWS,
+				       NULL, NULL);
+}
