@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sparse gate (make sparse / make check-sparse).
+#
+# 1. The tree: dmaguard.ko and tests/kmod/ built with C=2 for every
+#    installed kernel (scripts/kernels.sh) in build/sparse/<kver>/tree, a
+#    symlink farm, so the normal build in build/kernel/ is never touched.
+#    Any sparse (or compiler) warning or error fails the kernel's case.
+# 2. The planted fixture tests/static/sparse/dma_misuse.c, built with C=2
+#    in its own M= directory (build/sparse/<kver>/fixture): its warnings
+#    must be exactly those of tests/static/sparse/dma_misuse.expected
+#    (file:line:col: warning: text, one a line; a multiset). One result
+#    line per expected warning, plus one for "nothing unexpected".
+#
+# Prints one "ok - ..." / "not ok - ..." line per case on stdout, details
+# on stderr; exits 1 when any case failed.
+# SPARSE_CF: extra sparse flags (kbuild CF=), empty by default.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$top/build/sparse
+fixture_src=tests/static/sparse
+expected=$top/$fixture_src/dma_misuse.expected
+jobs=$(nproc 2>/dev/null || echo 2)
+fail=0
+
+ok() { echo "ok - $*"; }
+notok() { echo "not ok - $*"; fail=1; }
+
+command -v sparse >/dev/null || { notok "sparse: sparse not installed (make deps)"; exit 1; }
+kvers=$("$top/scripts/kernels.sh") || { notok "sparse: no kernel to build for"; exit 1; }
+
+# Refresh a symlink farm of the listed top-level paths: drop old links,
+# link again (new files appear, deleted ones go), keep kbuild's objects.
+farm() {
+	local dst=$1 p
+	shift
+	mkdir -p "$dst"
+	find "$dst" -type l -delete
+	for p in "$@"; do
+		cp -rs "$top/$p" "$dst/" || return 1
+	done
+}
+
+# Warning/error lines of a build log, path made relative to the farm.
+diagnostics() {
+	awk -v pre="$2/" 'index($0, pre) == 1 { $0 = substr($0, length(pre) + 1) }
+		/^[^ ]+:[0-9]+:[0-9]+: (warning|error):/' "$1"
+}
+
+for kver in $kvers; do
+	kdir=/lib/modules/$kver/build
+	tree=$out/$kver/tree
+	log=$out/$kver/tree.log
+
+	# 1. the tree
+	if ! farm "$tree" Kbuild c-core abi tests; then
+		notok "sparse $kver: tree: cannot make the symlink farm"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	make -C "$kdir" M="$tree" C=2 CF="${SPARSE_CF:-}" -j"$jobs" modules \
+		> "$log" 2>&1
+	rc=$?
+	files=$(grep -c '^ *CHECK ' "$log")
+	diags=$(diagnostics "$log" "$tree")
+	n=$(printf '%s' "$diags" | grep -c '^' || true)
+	if [ $rc -ne 0 ]; then
+		grep -E 'error|Error' "$log" | head -20 >&2
+		notok "sparse $kver: tree: build failed (exit $rc, log $log)"
+	elif [ "$n" -ne 0 ] || [ "$files" -eq 0 ]; then
+		printf '%s\n' "$diags" >&2
+		notok "sparse $kver: tree: $n warnings in $files files checked (log $log)"
+	else
+		ok "sparse $kver: tree: 0 warnings in $files files checked"
+	fi
+
+	# 2. the planted fixture
+	fix=$out/$kver/fixture
+	flog=$out/$kver/fixture.log
+	if ! farm "$fix" c-core tests; then
+		notok "sparse $kver: fixture: cannot make the symlink farm"
+		continue
+	fi
+	make -C "$kdir" M="$fix/$fixture_src" C=2 CF="${SPARSE_CF:-}" modules \
+		> "$flog" 2>&1
+	rc=$?
+	got=$(diagnostics "$flog" "$fix/$fixture_src")
+	if [ $rc -ne 0 ] || ! grep -q '^ *CHECK ' "$flog"; then
+		notok "sparse $kver: fixture: build failed or sparse did not run (log $flog)"
+		continue
+	fi
+	# Each expected line must be matched once; what is left over is extra.
+	left=$got
+	declare -A seen=()
+	while IFS= read -r want; do
+		case $want in '' | '#'*) continue ;; esac
+		seen[$want]=$(( ${seen[$want]:-0} + 1 ))
+		tag=${want%%: warning:*}
+		msg=${want#*: warning: }
+		[ "${seen[$want]}" -gt 1 ] && msg="$msg (#${seen[$want]})"
+		if grep -qxF -- "$want" <<<"$left"; then
+			left=$(awk -v w="$want" '!done && $0 == w { done = 1; next } 1' <<<"$left")
+			ok "sparse $kver: fixture catches $tag $msg"
+		else
+			notok "sparse $kver: fixture misses $tag $msg"
+		fi
+	done < "$expected"
+	unset seen
+	extra=$(printf '%s' "$left" | grep -c '^' || true)
+	if [ "$extra" -eq 0 ]; then
+		ok "sparse $kver: fixture has no unexpected warning"
+	else
+		printf '%s\n' "$left" >&2
+		notok "sparse $kver: fixture has $extra unexpected warnings"
+	fi
+done
+exit $fail
