@@ -25,7 +25,7 @@ for bin in "$@"; do
 	rc=$?
 	t1=$(date +%s.%N)
 	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$log" | head -n1)
-	lines=$(sed -n -E "s|^(not ok\|ok) [0-9]+ - (.*)$|\1 - unit/$name/\2|p" "$log")
+	lines=$(sed -n -E "s|^(not ok\|ok) [0-9]+ - ([^ ]+).*$|\1 - unit/$name/\2|p" "$log")
 	n=0
 	[ -n "$lines" ] && n=$(printf '%s\n' "$lines" | wc -l)
 	[ -n "$lines" ] && printf '%s\n' "$lines" >> "$out"
@@ -43,6 +43,8 @@ for bin in "$@"; do
 	fi
 	printf '  %-28s %3d cases  %6.2f s  %s\n' "$name" "$n" \
 		"$(awk "BEGIN { print $t1 - $t0 }")" "$([ $bad -eq 0 ] && echo ok || echo FAILED)"
+	# informational lines of a program ("# ..."), e.g. metadata per block
+	grep '^# ' "$log" | sed 's/^/    /'
 	if [ $bad -ne 0 ]; then
 		fail=1
 		sed 's/^/    | /' "$log" | tail -n 60
