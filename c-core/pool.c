@@ -45,7 +45,7 @@
  */
 #define DG_RECIP_SHIFT		42
 
-#define DG_ZERO_INLINE_MAX	128u
+#define DG_ZERO_INLINE_MAX	256u
 #define DG_HASH_MIN_SLOTS	16
 #define DG_NO_KEY		(~0ul)
 
@@ -424,7 +424,8 @@ static struct dg_chunk *pool_grow(struct dg_pool *pool, gfp_t gfp,
 }
 
 /* Take the lowest free block of @chunk; returns its offset. */
-static unsigned long chunk_take(struct dg_pool *pool, struct dg_chunk *chunk)
+static __always_inline unsigned long chunk_take(struct dg_pool *pool,
+						struct dg_chunk *chunk)
 {
 	u32 w = chunk->hint, idx;
 	unsigned long word = chunk->map[w];
