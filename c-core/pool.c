@@ -445,6 +445,15 @@ static __always_inline unsigned long chunk_take(struct dg_pool *pool,
 	       (unsigned long)(idx & pool->slot_mask) * pool->stride;
 }
 
+static __always_inline void pool_zero_block(struct dg_pool *pool,
+					    char __dma *mem)
+{
+	if (pool->zero_words)
+		dg_dma_zero_words(mem, pool->zero_words);
+	else
+		dg_dma_zero(mem, pool->size);
+}
+
 /* Common tail of both allocation paths; drops the lock. */
 static __always_inline void __dma *pool_hand_out(struct dg_pool *pool,
 						 struct dg_chunk *chunk,
@@ -458,12 +467,8 @@ static __always_inline void __dma *pool_hand_out(struct dg_pool *pool,
 
 	dg_unlock_irqrestore(&pool->lock, flags);
 	*dma = bus;
-	if (dg_want_zero(gfp)) {
-		if (pool->zero_words)
-			dg_dma_zero_words(mem, pool->zero_words);
-		else
-			dg_dma_zero(mem, pool->size);
-	}
+	if (dg_want_zero(gfp))
+		pool_zero_block(pool, mem);
 	return mem;
 }
 
@@ -577,6 +582,12 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 		goto bad;
 	}
 
+	/*
+	 * init_on_free: zero before the block is marked free, so it is never
+	 * handed out dirty. Under the lock; this is a debug-style option.
+	 */
+	if (unlikely(dg_want_zero_on_free()))
+		pool_zero_block(pool, (char __dma *)vaddr);
 	chunk->map[w] |= bit;
 	if (w < chunk->hint)
 		chunk->hint = w;

@@ -56,6 +56,7 @@ static inline void *dg_kzalloc_node(size_t size, gfp_t gfp, int node)
 
 /* Zero on allocation when asked for, or when init_on_alloc is on. */
 #define dg_want_zero(gfp)		want_init_on_alloc(gfp)
+#define dg_want_zero_on_free()		want_init_on_free()
 #define dg_gfp_may_sleep(gfp)		gfpflags_allow_blocking(gfp)
 
 /* Chunk memory: backend in c-core/platform/kernel/chunk_dma.c. */

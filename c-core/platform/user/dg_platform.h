@@ -180,6 +180,9 @@ extern unsigned long dg_user_ticks;
 extern bool dg_user_init_on_alloc;
 #define dg_want_zero(gfp) \
 	(dg_user_init_on_alloc || ((gfp) & __GFP_ZERO))
+/* init_on_free of the simulated kernel; off, as in Debian's config. */
+extern bool dg_user_init_on_free;
+#define dg_want_zero_on_free()		(dg_user_init_on_free)
 #define dg_gfp_may_sleep(gfp)		(!!((gfp) & GFP_KERNEL))
 
 void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
