@@ -59,6 +59,10 @@ jobs=$(nproc 2>/dev/null || echo 2)
 rc=0
 for kver in $("$top/scripts/kernels.sh"); do
 	out=$top/build/kernel/$kver/$name
+	mkdir -p "$out"
+	# One build per directory at a time (several engineers, one tree).
+	exec 9>"$out/.lock"
+	flock -n 9 || { echo "  (waiting for another build of $out)"; flock 9; }
 	sync_farm "$out/src"
 	echo "  MODULES $name for $kver"
 	# Headers packages ship no vmlinux: drop kbuild's note about BTF.
@@ -75,5 +79,6 @@ for kver in $("$top/scripts/kernels.sh"); do
 	mkdir -p "$out/ko"
 	find "$out/src" -name '*.ko' -exec cp {} "$out/ko/" \;
 	echo "  KO      $(cd "$out/ko" && ls | tr '\n' ' ')"
+	exec 9>&-
 done
 exit $rc

@@ -16,6 +16,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+vm_lock
 results=$top/build/results/vm
 mkdir -p "$(dirname "$results")"
 : > "$results"

@@ -46,3 +46,14 @@ vm_specs() {
 		echo "${f%.vmtest}"
 	done
 }
+
+# vm_lock: serialise whole harness runs (check-vm, run, vm-spec, vm-selftest)
+# sharing this tree's build/vm/; held until the calling script exits.
+vm_lock() {
+	mkdir -p "$vm_out"
+	exec 8>"$vm_out/.lock"
+	if ! flock -n 8; then
+		echo "vm: waiting for another VM run in this tree to finish..." >&2
+		flock 8
+	fi
+}

@@ -8,6 +8,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ $# -gt 0 ] || { echo "usage: $0 SPEC.vmtest..." >&2; exit 2; }
+vm_lock
 mapfile -t kernels < <("$top/scripts/kernels.sh")
 names=()
 for spec in "$@"; do

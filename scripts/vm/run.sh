@@ -10,6 +10,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+vm_lock
 mapfile -t kernels < <("$top/scripts/kernels.sh")
 mapfile -t specs < <(vm_specs report)
 [ ${#specs[@]} -gt 0 ] || { echo "run: no tests/vm/report/*.vmtest" >&2; exit 1; }

@@ -69,6 +69,7 @@ prepare|jobs|judge)
 *)
 	kver=${1:-$("$top/scripts/kernels.sh" | tail -n1)}
 	[ "$kver" != all ] || kver=$("$top/scripts/kernels.sh" | tail -n1)
+	vm_lock
 	prepare "$kver"
 	jobs "$kver" | vm_run_jobs
 	out=$(judge "$kver")

@@ -29,7 +29,8 @@
 #   expect-log: RE     some kernel log or console line must match RE.
 #   allow-taint: LETTERS  taint flags allowed at the end besides O and E
 #                      (W is implied by expect-/allow-warning), e.g. "W".
-#   ktap: N            exactly N top-level KTAP documents must be printed.
+#   ktap: N            exactly N top-level KTAP documents (kernel and guest
+#                      programs together) must be printed.
 #
 # Guest environment: modules built for the booted kernel in $KO (= /ko),
 # static binaries from build/vm-bin/ on PATH (/vmbin), /proc /sys /dev /tmp
@@ -46,6 +47,8 @@
 # missing plan line, more or fewer results than its plan, or a parse error,
 # a "ktap:" count mismatch. Each KTAP case becomes its own line
 # "vm/<kver>/<spec>/<module>/<case>" (see ktap.py); each test: step too.
+# KTAP/TAP printed by guest programs (console lines without a printk
+# timestamp) is parsed the same way, its documents named "user-ktapN".
 #
 # REPORT LINES. Any console line (kernel printk or guest program output)
 # of the form "[prefix: ]REPORT text" is collected, in order, into
@@ -240,6 +243,10 @@ def judge(spec, args, log, rc, timed_out, elapsed):
 	else:
 		console = serial
 		klog = serial
+	# Userspace output = console lines without a printk timestamp (both
+	# kernels have CONFIG_PRINTK_TIME=y) and not ours.
+	user = [l for l in console
+		if not TIMESTAMP.match(l) and not l.startswith(MARK)]
 	console = [TIMESTAMP.sub('', l) for l in console]
 	klog = [TIMESTAMP.sub('', l) for l in klog]
 
@@ -307,6 +314,8 @@ def judge(spec, args, log, rc, timed_out, elapsed):
 
 	# KTAP.
 	docs = ktap.parse_log(klog)
+	docs += [(f'user-{doc}', cases, errors)
+		 for doc, cases, errors in ktap.parse_log(user)]
 	for doc, cases, errors in docs:
 		for ok, name, why in cases:
 			results.append((ok, f'{prefix}/{doc}/{name}', why))
