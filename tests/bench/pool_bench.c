@@ -7,14 +7,20 @@
  * Protocol, per row (that of the kernel's mm/dmapool_test.c): a
  * measurement is ROUNDS rounds of "allocate BLOCKS blocks, then free them
  * all in allocation order". Both pools are created once per row and
- * reused; one untimed warm-up measurement each, then REPS measurements
- * alternating reference, dmaguard, reference, ...; medians.
+ * reused; one untimed warm-up measurement each, then REPS measurements of
+ * each; medians. By default the two pools alternate round by round within
+ * a measurement, each round timed on its own, so that both see the same
+ * noise from the rest of the machine; -W alternates whole measurements
+ * (reference, dmaguard, reference, ...) instead.
  *
- *   pool_bench [-r REPS] [-n ROUNDS] [-R ROW]
+ * Times are CPU time of the benchmark thread (-w: wall clock).
+ *
+ *   pool_bench [-r REPS] [-n ROUNDS] [-R ROW] [-W] [-w]
  *	BENCH native size=S align=A blocks=N ref_ns_per_pair=X
  *	      dmaguard_ns_per_pair=Y ratio=Y/X
  *	BENCH native geomean=G
  *	BENCH native-meta size=S ref_bytes_per_block=.. dmaguard_bytes_per_block=..
+ *	BENCH native-reps size=S mode=M ratios=r1,r2,.. median_rep_ratio=R
  *   pool_bench -c ref|dmaguard -R ROW [-n ROUNDS]
  *	callgrind mode, run under valgrind --tool=callgrind
  *	--instr-atstart=no: one untimed warm-up round, then ROUNDS rounds
@@ -85,12 +91,53 @@ static __attribute__((__noinline__)) int dg_round(struct dg_pool *p,
 	return 0;
 }
 
+/*
+ * CPU time of this thread by default: time the machine spends running
+ * other processes (a shared 2-CPU host running TCG guests, say) is not
+ * charged to the pool that happened to be measured. -w: wall clock.
+ */
+static clockid_t bench_clock = CLOCK_THREAD_CPUTIME_ID;
+
 static double now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(bench_clock, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void round_or_die(struct ref_pool *rp, struct dg_pool *dp,
+			 unsigned int n)
+{
+	if (rp ? ref_round(rp, n) : dg_round(dp, n)) {
+		fprintf(stderr, "pool_bench: allocation failed\n");
+		exit(1);
+	}
+}
+
+/*
+ * One measurement of each pool, made together: rounds alternate between
+ * the pools (which goes first alternates too), each timed on its own.
+ */
+static void measure_pair(struct ref_pool *rp, struct dg_pool *dp,
+			 unsigned int n, unsigned int rounds, double *rt,
+			 double *dt)
+{
+	double t0, t1, t2;
+	unsigned int i;
+	bool dg_first;
+
+	*rt = *dt = 0;
+	for (i = 0; i < rounds; i++) {
+		dg_first = i & 1;
+		t0 = now_ns();
+		round_or_die(dg_first ? NULL : rp, dp, n);
+		t1 = now_ns();
+		round_or_die(dg_first ? rp : NULL, dp, n);
+		t2 = now_ns();
+		*rt += dg_first ? t2 - t1 : t1 - t0;
+		*dt += dg_first ? t1 - t0 : t2 - t1;
+	}
 }
 
 static double measure(struct ref_pool *rp, struct dg_pool *dp,
@@ -137,10 +184,12 @@ static void pools_create(const struct row *r, struct ref_pool **rp,
 	}
 }
 
+static bool whole;	/* -W: alternate whole measurements, not rounds */
+
 static double bench_row(const struct row *r, unsigned int reps,
 			unsigned int rounds)
 {
-	double rt[MAX_REPS], dt[MAX_REPS], rm, dm, pairs;
+	double rt[MAX_REPS], dt[MAX_REPS], pr[MAX_REPS], rm, dm, pairs;
 	struct dg_pool_stats st;
 	struct ref_pool *rp;
 	struct dg_pool *dp;
@@ -151,9 +200,19 @@ static double bench_row(const struct row *r, unsigned int reps,
 	measure(rp, NULL, r->blocks, rounds);	/* warm-up */
 	measure(NULL, dp, r->blocks, rounds);
 	for (i = 0; i < reps; i++) {
-		rt[i] = measure(rp, NULL, r->blocks, rounds);
-		dt[i] = measure(NULL, dp, r->blocks, rounds);
+		if (whole) {
+			rt[i] = measure(rp, NULL, r->blocks, rounds);
+			dt[i] = measure(NULL, dp, r->blocks, rounds);
+		} else {
+			measure_pair(rp, dp, r->blocks, rounds, &rt[i], &dt[i]);
+		}
+		pr[i] = dt[i] / rt[i];
 	}
+	printf("BENCH native-reps size=%zu mode=%s ratios=", r->size,
+	       whole ? "whole" : "interleave");
+	for (i = 0; i < reps; i++)
+		printf("%s%.3f", i ? "," : "", pr[i]);
+	printf(" median_rep_ratio=%.3f\n", median(pr, reps));
 	pairs = (double)rounds * r->blocks;
 	rm = median(rt, reps) / pairs;
 	dm = median(dt, reps) / pairs;
@@ -205,8 +264,14 @@ int main(int argc, char **argv)
 	int opt, only = -1;
 	cpu_set_t set;
 
-	while ((opt = getopt(argc, argv, "r:n:R:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:R:c:Ww")) != -1) {
 		switch (opt) {
+		case 'w':
+			bench_clock = CLOCK_MONOTONIC;
+			break;
+		case 'W':
+			whole = true;
+			break;
 		case 'r':
 			reps = atoi(optarg);
 			break;
@@ -220,7 +285,7 @@ int main(int argc, char **argv)
 			cg = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-r reps] [-n rounds] [-R row] [-c ref|dmaguard]\n",
+			fprintf(stderr, "usage: %s [-r reps] [-n rounds] [-R row] [-W] [-w] [-c ref|dmaguard]\n",
 				argv[0]);
 			return 2;
 		}
@@ -249,8 +314,10 @@ int main(int argc, char **argv)
 		CPU_SET(i, &set);
 		sched_setaffinity(0, sizeof(set), &set);
 	}
-	printf("BENCH native-start reps=%u rounds=%u init_on_alloc=%d\n", reps,
-	       rounds, dg_user_init_on_alloc);
+	printf("BENCH native-start reps=%u rounds=%u mode=%s clock=%s init_on_alloc=%d\n",
+	       reps, rounds, whole ? "whole" : "interleave",
+	       bench_clock == CLOCK_MONOTONIC ? "wall" : "thread-cpu",
+	       dg_user_init_on_alloc);
 	for (i = 0; i < NR_ROWS; i++) {
 		if (only >= 0 && only != (int)i)
 			continue;
