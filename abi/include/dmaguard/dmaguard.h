@@ -1,14 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * dmaguard public interface: hardened DMA pools.
+ * dmaguard public interface: the one header a driver includes.
  *
- * This header is the whole surface a driver sees. It is self-contained:
- * kernel code gets its types from <linux/types.h>, every other consumer
- * (bindgen, the userspace build of the core) from <stdint.h>/<stddef.h>.
+ * It is the whole surface a driver sees and it is self-contained: kernel
+ * code gets its types from <linux/types.h>, every other consumer (bindgen,
+ * the userspace build of the core) from <stdint.h>/<stddef.h> and the UAPI
+ * <linux/types.h>.
  *
- * The pool calls mirror dma_pool_*() so that converting a driver is a
- * rename, with three differences: no 16-byte minimum block size, no
- * allocator metadata in device-visible memory, and every free is checked.
+ *   <dmaguard/types.h>  base types, layout asserts, DMAGUARD_OPTS()
+ *   <dmaguard/pool.h>   hardened DMA pools (dmaguard_pool_*)
+ *
+ * Names: every public identifier starts with dmaguard_ / DMAGUARD_. The
+ * prefixes dmaguard_pin_ / DMAGUARD_PIN_ and the header <dmaguard/pin.h>
+ * are reserved for the pinned-page cache, which joins this interface in a
+ * later minor version (test for it with DMAGUARD_VERSION_MINOR at build
+ * time and dmaguard_version() at run time).
+ *
+ * Versioning: the minor version grows when functions or struct fields are
+ * added (old consumers keep working); the major version and the symbol
+ * namespace DMAGUARD_V<major> change together, only on an incompatible
+ * change, so that a consumer built for another major fails to load.
+ * `make abi-check` compares the interface with the committed baseline in
+ * abi/baseline/.
  */
 #ifndef _DMAGUARD_DMAGUARD_H
 #define _DMAGUARD_DMAGUARD_H
@@ -23,11 +36,11 @@
 /* Symbol namespace of the exports; it changes with the major version. */
 #define DMAGUARD_NS	DMAGUARD_V1
 
+#include <dmaguard/types.h>
+
 #ifdef __KERNEL__
-#include <linux/types.h>
-#include <linux/gfp.h>
 #include <linux/version.h>
-struct device;
+#include <linux/module.h>
 
 /*
  * A consumer module states DMAGUARD_IMPORT_NS(); without it, loading fails
@@ -39,115 +52,18 @@ struct device;
 #else
 #define DMAGUARD_IMPORT_NS()	MODULE_IMPORT_NS(DMAGUARD_V1)
 #endif
-#else
-#include <stddef.h>
-#include <stdint.h>
-typedef unsigned int gfp_t;
-typedef uint64_t dma_addr_t;
-struct device;
-#endif
-
-/* Opaque: drivers never see the pool's layout. */
-struct dmaguard_pool;
+#endif /* __KERNEL__ */
 
 /**
  * dmaguard_version() - version of the loaded dmaguard module
  *
  * Return: DMAGUARD_VERSION_CODE(major, minor) of the module that resolved
  * this call, to compare with DMAGUARD_VERSION from the headers a consumer
- * was built against.
+ * was built against: a consumer may use what its headers declare when the
+ * major versions are equal and the module's minor is not smaller.
  */
 unsigned int dmaguard_version(void);
 
-/**
- * dmaguard_pool_create() - create a pool of coherent DMA blocks
- * @name: name for reports and debugfs; copied, at most 31 characters kept
- * @dev: device that will do the DMA
- * @size: size of each block, at least 1 (no 16-byte minimum)
- * @align: alignment of each block, a power of two, or 0 for 1
- * @boundary: power of two no block may cross, or 0 for none; not smaller
- *	than @size
- *
- * Context: process context, may sleep.
- * Return: the pool, or NULL on invalid arguments (reported once with the
- * reason) or when memory for the pool's bookkeeping cannot be had.
- */
-struct dmaguard_pool *dmaguard_pool_create(const char *name,
-					   struct device *dev, size_t size,
-					   size_t align, size_t boundary);
-
-/**
- * dmaguard_pool_create_node() - dmaguard_pool_create() with a NUMA node
- * @name: as for dmaguard_pool_create()
- * @dev: as for dmaguard_pool_create()
- * @size: as for dmaguard_pool_create()
- * @align: as for dmaguard_pool_create()
- * @boundary: as for dmaguard_pool_create()
- * @node: node for the pool's bookkeeping memory, or NUMA_NO_NODE (-1)
- *
- * Context: process context, may sleep.
- * Return: the pool, or NULL as for dmaguard_pool_create().
- */
-struct dmaguard_pool *dmaguard_pool_create_node(const char *name,
-						struct device *dev,
-						size_t size, size_t align,
-						size_t boundary, int node);
-
-/**
- * dmaguard_pool_alloc() - allocate one block
- * @pool: the pool
- * @mem_flags: GFP flags; GFP_ATOMIC allowed from any context
- * @handle: where the block's DMA address is stored
- *
- * Blocks of a fresh chunk come out in ascending address order. The block
- * is zeroed when @mem_flags has __GFP_ZERO or init_on_alloc is on.
- *
- * Return: the block's CPU address, or NULL when no memory could be had.
- */
-void *dmaguard_pool_alloc(struct dmaguard_pool *pool, gfp_t mem_flags,
-			  dma_addr_t *handle);
-
-/**
- * dmaguard_pool_free() - give a block back
- * @pool: the pool it came from
- * @vaddr: its CPU address, as returned by dmaguard_pool_alloc()
- * @dma: its DMA address, as returned by dmaguard_pool_alloc()
- *
- * A free that does not match a live block of @pool (foreign or interior
- * pointer, wrong @dma, double free) is reported once per pool, counted,
- * and not applied: the pool stays consistent.
- *
- * Context: any context.
- */
-void dmaguard_pool_free(struct dmaguard_pool *pool, void *vaddr,
-			dma_addr_t dma);
-
-/**
- * dmaguard_pool_destroy() - destroy a pool
- * @pool: the pool, or NULL (no-op)
- *
- * Blocks still allocated are reported; their chunks are deliberately
- * leaked so that a late access by a driver or device hits memory that
- * was never handed back to the system.
- *
- * Context: process context, may sleep.
- */
-void dmaguard_pool_destroy(struct dmaguard_pool *pool);
-
-#ifdef __KERNEL__
-/**
- * dmaguard_pool_zalloc() - allocate one zeroed block
- * @pool: the pool
- * @mem_flags: GFP flags
- * @handle: where the block's DMA address is stored
- *
- * Return: as for dmaguard_pool_alloc().
- */
-static inline void *dmaguard_pool_zalloc(struct dmaguard_pool *pool,
-					 gfp_t mem_flags, dma_addr_t *handle)
-{
-	return dmaguard_pool_alloc(pool, mem_flags | __GFP_ZERO, handle);
-}
-#endif
+#include <dmaguard/pool.h>
 
 #endif /* _DMAGUARD_DMAGUARD_H */

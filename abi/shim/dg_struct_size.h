@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Size-carrying structs (the copy_struct_from_user() rules, for structs
+ * passed between modules): the one place that decides whether a caller's
+ * struct of some size may be used, shared by every exported function that
+ * takes one. Plain C with no includes at all, so the same file builds into
+ * dmaguard.ko and into the userspace unit tests (tests/abi/).
+ */
+#ifndef _DMAGUARD_STRUCT_SIZE_H
+#define _DMAGUARD_STRUCT_SIZE_H
+
+/*
+ * Errors, as negative errno values. The numbers are those of the kernel
+ * and of glibc on Linux; dg_pool_abi.c asserts they equal EINVAL/E2BIG.
+ */
+#define DG_SZ_EINVAL	22
+#define DG_SZ_E2BIG	7
+
+int dg_struct_copy_in(void *dst, __SIZE_TYPE__ dst_size, const void *src,
+		      __SIZE_TYPE__ src_size, __SIZE_TYPE__ ver0_size);
+int dg_struct_copy_out(void *dst, __SIZE_TYPE__ dst_size, const void *src,
+		       __SIZE_TYPE__ src_size, __SIZE_TYPE__ ver0_size);
+
+#endif /* _DMAGUARD_STRUCT_SIZE_H */
