@@ -24,6 +24,10 @@
 #   NATIVE_ARGS=...   extra pool_bench arguments (default reps 9)
 #   CALLGRIND=0       skip the callgrind part of the native benchmark
 #   CG_ROUNDS=N       rounds counted under callgrind per row (default 5)
+#   BENCH_REV=REV     measure the core (c-core/, abi/, Kbuild) of that commit
+#                     instead of the working tree; the benchmark sources
+#                     (tests/kmod/dmaguard_bench.c, tests/bench/) stay the
+#                     working tree's
 #
 # Outputs under build/bench/: <kver>.bench (BENCH lines of that kernel),
 # native.bench, vm/<kver>/bench-pool.log (full serial log), callgrind/.
@@ -102,7 +106,7 @@ vm_bench() {
 		kb=$out/kbuild/$kver
 		rm -rf "$kb"
 		mkdir -p "$kb/tests/kmod"
-		cp -rs "$top/Kbuild" "$top/c-core" "$top/abi" "$kb/"
+		cp -rs "$src/Kbuild" "$src/c-core" "$src/abi" "$kb/"
 		{ grep -v '^obj-m' "$top/tests/kmod/Kbuild"
 		  echo 'obj-m += dmaguard_bench.o'; } > "$kb/tests/kmod/Kbuild"
 		ln -s "$top/tests/kmod/dmaguard_bench.c" "$kb/tests/kmod/"
@@ -147,7 +151,7 @@ vm_bench() {
 }
 
 native_bench() {
-	local bin=$out/pool_bench i n ref dg cgout
+	local i n ref dg cgout
 	[ -x "$bin" ] || die "$bin not built (make bench-native builds it)"
 	# shellcheck disable=SC2086
 	"$bin" ${NATIVE_ARGS:-} | tee "$out/native.bench"
@@ -159,34 +163,63 @@ native_bench() {
 	mkdir -p "$cgout"
 	n=${CG_ROUNDS:-5}
 	for i in 0 1 2 3 4 5; do
-		local size pairs ir
+		local size pairs tot ref dg
 		for which in ref dmaguard; do
+			# --cache-sim adds data reads and writes (Dr, Dw): under
+			# TCG every guest memory access is a softmmu lookup, so
+			# they weigh more than other instructions there.
 			valgrind --tool=callgrind --instr-atstart=no --dump-instr=yes \
+				--cache-sim=yes \
 				--callgrind-out-file="$cgout/$which-row$i.out" \
 				"$bin" -c "$which" -R "$i" -n "$n" \
 				> "$cgout/$which-row$i.txt" 2> "$cgout/$which-row$i.log" ||
 				die "callgrind run failed, see $cgout/$which-row$i.log"
 			size=$(sed -n 's/^CALLGRIND .* size=\([0-9]*\) .*/\1/p' "$cgout/$which-row$i.txt")
 			pairs=$(sed -n 's/^CALLGRIND .* pairs=\([0-9]*\)$/\1/p' "$cgout/$which-row$i.txt")
-			ir=$(sed -n 's/^totals: \([0-9]*\).*/\1/p' "$cgout/$which-row$i.out")
-			[ -n "$ir" ] && [ -n "$pairs" ] || die "no callgrind summary in $cgout/$which-row$i.out"
-			if [ "$which" = ref ]; then
-				ref=$(awk -v a="$ir" -v b="$pairs" 'BEGIN { printf "%.1f", a / b }')
-			else
-				dg=$(awk -v a="$ir" -v b="$pairs" 'BEGIN { printf "%.1f", a / b }')
-			fi
+			# totals: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+			tot=$(sed -n 's/^totals: //p' "$cgout/$which-row$i.out")
+			[ -n "$tot" ] && [ -n "$pairs" ] ||
+				die "no callgrind totals in $cgout/$which-row$i.out"
+			tot=$(echo "$tot" | awk -v p="$pairs" \
+				'{ printf "%.1f %.1f", $1 / p, ($2 + $3) / p }')
+			if [ "$which" = ref ]; then ref=$tot; else dg=$tot; fi
 		done
-		echo "BENCH callgrind size=$size ref_ir_per_pair=$ref dmaguard_ir_per_pair=$dg" |
+		echo "BENCH callgrind size=$size ref_ir_per_pair=${ref% *} dmaguard_ir_per_pair=${dg% *} ref_mem_per_pair=${ref#* } dmaguard_mem_per_pair=${dg#* }" |
 			tee -a "$out/native.bench"
 	done
 	echo "  (callgrind profiles: $cgout/*.out, e.g. callgrind_annotate --inclusive=yes" \
 		"$cgout/dmaguard-row0.out)"
 }
 
-# What was measured: the commit, and whether the core had local changes.
-tree="$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if ! git -C "$top" diff --quiet HEAD -- c-core abi 2>/dev/null; then
-	tree="$tree + uncommitted changes in c-core/ or abi/ ($(git -C "$top" diff HEAD -- c-core abi | sha1sum | cut -c1-8))"
+# What is measured: the working tree (and whether its core has local
+# changes), or with BENCH_REV the core of that commit, exported aside so
+# that work in progress in the tree cannot leak in.
+src=$top
+bin=$out/pool_bench
+if [ -n "${BENCH_REV:-}" ]; then
+	rev=$(git -C "$top" rev-parse --short "$BENCH_REV^{commit}") ||
+		die "BENCH_REV=$BENCH_REV is not a commit"
+	src=$out/rev/$rev
+	rm -rf "$src"
+	mkdir -p "$src"
+	git -C "$top" archive "$rev" Kbuild c-core abi | tar -x -C "$src"
+	tree="$rev (BENCH_REV=$BENCH_REV)"
+	if [ "$what" != vm ]; then
+		# The flags of scripts/mk/user.mk's -O2 library.
+		bin=$src/pool_bench
+		${CC:-cc} -I"$src/c-core" -I"$src/c-core/platform/user" \
+			-I"$src/abi/include" -I"$top/tests/bench" -std=gnu11 -g \
+			-Wall -Wextra -Werror -Wno-unused-parameter \
+			-Wno-sign-compare -fno-strict-aliasing -O2 -o "$bin" \
+			"$top/tests/bench/pool_bench.c" "$top/tests/bench/ref_pool.c" \
+			"$src/c-core/pool.c" "$src/c-core/platform/user/chunk_mem.c" \
+			-lm || die "pool_bench does not build against $rev"
+	fi
+else
+	tree="$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown) (working tree)"
+	if ! git -C "$top" diff --quiet HEAD -- c-core abi Kbuild 2>/dev/null; then
+		tree="$tree + uncommitted changes in c-core/, abi/ or Kbuild ($(git -C "$top" diff HEAD -- c-core abi Kbuild | sha1sum | cut -c1-8))"
+	fi
 fi
 
 rc=0
