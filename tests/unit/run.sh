@@ -44,7 +44,7 @@ for bin in "$@"; do
 	printf '  %-28s %3d cases  %6.2f s  %s\n' "$name" "$n" \
 		"$(awk "BEGIN { print $t1 - $t0 }")" "$([ $bad -eq 0 ] && echo ok || echo FAILED)"
 	# informational lines of a program ("# ..."), e.g. metadata per block
-	grep '^# ' "$log" | sed 's/^/    /'
+	grep '^# ' "$log" | grep -Ev '^# (not )?ok - ' | sed 's/^/    /'
 	if [ $bad -ne 0 ]; then
 		fail=1
 		sed 's/^/    | /' "$log" | tail -n 60

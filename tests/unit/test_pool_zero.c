@@ -3,6 +3,8 @@
  * Zeroing on allocation: with init_on_alloc off, a reused block keeps what
  * its previous user left unless __GFP_ZERO is passed; with init_on_alloc on
  * every block comes back zeroed. Zeroing covers the block and nothing more.
+ * With init_on_free, a block is zeroed when it is freed, and a rejected
+ * free zeroes nothing.
  */
 #include "dg_test.h"
 
@@ -92,15 +94,70 @@ static void fresh_blocks_zero(void **state)
 	free(b);
 }
 
+/* init_on_free: the freed block is zero at once; its neighbour is not. */
+static void init_on_free_zeroes(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	struct dgt_blk a, b, c;
+
+	assert_non_null(pool);
+	dg_user_init_on_alloc = false;
+	dg_user_init_on_free = true;
+	a = dgt_alloc(pool, GFP_KERNEL, r->size, r->align, r->boundary);
+	b = dgt_alloc(pool, GFP_KERNEL, r->size, r->align, r->boundary);
+	memset(a.v, 0xa5, r->size);
+	memset(b.v, 0x3c, r->size);
+	assert_int_equal(dg_pool_free(pool, a.v, a.dma), DG_FREE_OK);
+	assert_true(all(a.v, r->size, 0));	/* chunk memory: still ours */
+	assert_true(all(b.v, r->size, 0x3c));
+	c = dgt_alloc(pool, GFP_KERNEL, r->size, r->align, r->boundary);
+	assert_ptr_equal(c.v, a.v);
+	assert_true(all(c.v, r->size, 0));
+	assert_int_equal(dg_pool_free(pool, b.v, b.dma), DG_FREE_OK);
+	assert_int_equal(dg_pool_free(pool, c.v, c.dma), DG_FREE_OK);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+}
+
+/* init_on_free: a rejected free writes nothing anywhere. */
+static void init_on_free_bad_free_writes_nothing(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	struct dgt_blk a, b;
+
+	assert_non_null(pool);
+	dg_user_init_on_free = true;
+	a = dgt_alloc(pool, GFP_KERNEL, r->size, r->align, r->boundary);
+	b = dgt_alloc(pool, GFP_KERNEL, r->size, r->align, r->boundary);
+	assert_int_equal(dg_pool_free(pool, b.v, b.dma), DG_FREE_OK);
+	memset(a.v, 0xa5, r->size);
+	memset(b.v, 0x3c, r->size);	/* the device wrote into a free block */
+	if (r->size > 1)
+		assert_int_equal(dg_pool_free(pool, a.v + 1, a.dma + 1),
+				 DG_BAD_MISALIGNED);
+	assert_int_equal(dg_pool_free(pool, a.v, a.dma + 64), DG_BAD_DMA);
+	assert_int_equal(dg_pool_free(pool, b.v, b.dma), DG_BAD_DOUBLE);
+	assert_true(all(a.v, r->size, 0xa5));
+	assert_true(all(b.v, r->size, 0x3c));
+	assert_int_equal(dg_pool_free(pool, a.v, a.dma), DG_FREE_OK);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[4 * DGT_NR_ROWS];
+	struct CMUnitTest tests[6 * DGT_NR_ROWS];
 
 	DGT_ROW_TESTS(tests, no_init_keeps_dirt, "no_init_keeps_dirt");
 	DGT_ROW_TESTS(tests + DGT_NR_ROWS, no_init_gfp_zero, "no_init_gfp_zero");
 	DGT_ROW_TESTS(tests + 2 * DGT_NR_ROWS, init_on_alloc_zeroes,
 		      "init_on_alloc");
 	DGT_ROW_TESTS(tests + 3 * DGT_NR_ROWS, fresh_blocks_zero, "fresh_zero");
+	DGT_ROW_TESTS(tests + 4 * DGT_NR_ROWS, init_on_free_zeroes,
+		      "init_on_free");
+	DGT_ROW_TESTS(tests + 5 * DGT_NR_ROWS,
+		      init_on_free_bad_free_writes_nothing,
+		      "init_on_free_bad_free");
 	return _cmocka_run_group_tests("pool_zero", tests,
 				       sizeof(tests) / sizeof(tests[0]),
 				       NULL, NULL);

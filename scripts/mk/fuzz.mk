@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# libFuzzer target of the pool core (tests/fuzz/fuzz_pool.c): clang 14 with
+# -fsanitize=fuzzer,address,undefined; the core sources are compiled here
+# with fuzzer-no-link instrumentation (coverage feedback from the core).
+#
+#   make fuzz [FUZZ_SECONDS=300]   fuzz for that long; the growing corpus
+#                                  lives in build/fuzz/corpus (seeded from
+#                                  tests/fuzz/corpus), crashes go to
+#                                  build/fuzz/artifacts/
+#   make check-fuzz                replay tests/fuzz/corpus, then a smoke run
+#                                  of FUZZ_SMOKE_SECONDS (default 12)
+#   make fuzz-repro FUZZ_INPUT=f   run one input (a crash file) verbosely
+
+FUZZ_CC		?= clang
+FUZZ_OUT	:= $(BUILD)/fuzz
+FUZZ_BIN	:= $(FUZZ_OUT)/fuzz_pool
+FUZZ_SECONDS	?= 300
+FUZZ_SMOKE_SECONDS ?= 12
+FUZZ_SEEDS	:= tests/fuzz/corpus
+FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
+		   -fno-omit-frame-pointer
+# Sources and headers named directly: user.mk (USER_CPPFLAGS, USER_CFLAGS,
+# used in recipes only) sorts after this file.
+FUZZ_CORE_SRCS	:= c-core/pool.c c-core/platform/user/chunk_mem.c
+FUZZ_CORE_OBJS	:= $(FUZZ_CORE_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)
+FUZZ_HDRS	:= $(wildcard c-core/*.h c-core/platform/user/*.h) \
+		   tests/fuzz/pool_model.h
+FUZZ_OPTS	:= -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
+		   -print_final_stats=1
+FUZZ_ENV	:= ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
+		   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+CHECK_GROUPS	+= fuzz
+
+.PHONY: fuzz fuzz-build check-fuzz fuzz-repro
+fuzz-build: $(FUZZ_BIN)
+
+$(FUZZ_OUT)/obj/%.o: %.c $(FUZZ_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -O1 \
+		-fsanitize=fuzzer-no-link $(FUZZ_SAN) -c $< -o $@
+
+$(FUZZ_BIN): tests/fuzz/fuzz_pool.c $(FUZZ_CORE_OBJS) $(FUZZ_HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(USER_CPPFLAGS) -Itests/fuzz $(USER_CFLAGS) -O1 \
+		-fsanitize=fuzzer $(FUZZ_SAN) $< $(FUZZ_CORE_OBJS) -o $@
+
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(FUZZ_OUT)/corpus $(FUZZ_OUT)/artifacts
+	cp -n $(FUZZ_SEEDS)/* $(FUZZ_OUT)/corpus/ 2>/dev/null || true
+	$(FUZZ_ENV) $(FUZZ_BIN) $(FUZZ_OPTS) -max_total_time=$(FUZZ_SECONDS) \
+		-artifact_prefix=$(FUZZ_OUT)/artifacts/ $(FUZZ_OUT)/corpus
+
+fuzz-repro: $(FUZZ_BIN)
+	DG_VERBOSE=1 $(FUZZ_ENV) $(FUZZ_BIN) $(FUZZ_INPUT)
+
+check-fuzz: $(FUZZ_BIN)
+	@mkdir -p $(RESULTS)
+	@tests/fuzz/check.sh $(RESULTS)/fuzz $(FUZZ_BIN) $(FUZZ_SEEDS) \
+		$(FUZZ_SMOKE_SECONDS) $(FUZZ_OUT) "$(FUZZ_OPTS)"
