@@ -36,4 +36,4 @@ check-checkpatch: deps
 	@$(STATIC_DIR)/checkpatch.sh > $(RESULTS)/checkpatch; rc=$$?; \
 		cat $(RESULTS)/checkpatch; exit $$rc
 
-CHECK_GROUPS	+= sparse checkpatch
+CHECK_GROUPS	+= sparse cocci checkpatch

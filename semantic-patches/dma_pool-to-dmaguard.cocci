@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/// Convert a driver from the kernel's dma_pool to dmaguard.
+///
+/// dmaguard_pool_* mirrors dma_pool_* argument for argument, so the
+/// conversion is a rename: the five calls, struct dma_pool, the include,
+/// plus DMAGUARD_IMPORT_NS() after MODULE_LICENSE() so that the module may
+/// use the DMAGUARD_V1 symbol namespace. Differences a converted driver
+/// may notice: no 16-byte minimum block size, and bad frees are reported
+/// and refused instead of corrupting the pool.
+///
+/// Managed pools (dmam_pool_create/dmam_pool_destroy) have no dmaguard
+/// equivalent: a file using them is reported and not converted (mixing
+/// both pool types in one file needs a human).
+///
+// Confidence: High
+// Options: --no-includes --include-headers
+// Usage: spatch -D patch --sp-file dma_pool-to-dmaguard.cocci --in-place x.c
+
+virtual patch
+virtual report
+
+@managed@
+identifier fn =~ "^dmam_pool_(create|destroy)$";
+position p;
+@@
+fn@p(...)
+
+@script:python depends on report@
+fn << managed.fn;
+p << managed.p;
+@@
+print("%s:%s:%s: dma_pool-to-dmaguard: %s(): managed dma_pool has no dmaguard equivalent, convert by hand"
+      % (p[0].file, p[0].line, p[0].column, fn))
+
+@calls depends on patch && !managed@
+@@
+(
+- dma_pool_create
++ dmaguard_pool_create
+|
+- dma_pool_create_node
++ dmaguard_pool_create_node
+|
+- dma_pool_alloc
++ dmaguard_pool_alloc
+|
+- dma_pool_zalloc
++ dmaguard_pool_zalloc
+|
+- dma_pool_free
++ dmaguard_pool_free
+|
+- dma_pool_destroy
++ dmaguard_pool_destroy
+)
+  (...)
+
+@types depends on patch && !managed@
+@@
+- struct dma_pool
++ struct dmaguard_pool
+
+@inc_replace depends on patch && (calls || types)@
+@@
+- #include <linux/dmapool.h>
++ #include <dmaguard/dmaguard.h>
+
+@inc_have depends on patch@
+@@
+ #include <dmaguard/dmaguard.h>
+
+@inc_add depends on patch && (calls || types) && !inc_replace && !inc_have@
+@@
+ #include <linux/module.h>
++ #include <dmaguard/dmaguard.h>
+
+@ns_have depends on patch@
+declarer name DMAGUARD_IMPORT_NS;
+@@
+DMAGUARD_IMPORT_NS();
+
+@ns_add depends on patch && (calls || types) && !ns_have@
+declarer name MODULE_LICENSE;
+expression E;
+@@
+MODULE_LICENSE(E);
++DMAGUARD_IMPORT_NS();
+
+@report_calls depends on report@
+identifier fn =~ "^dma_pool_(create|create_node|alloc|zalloc|free|destroy)$";
+position p;
+@@
+fn@p(...)
+
+@script:python depends on report@
+fn << report_calls.fn;
+p << report_calls.p;
+@@
+print("%s:%s:%s: dma_pool-to-dmaguard: %s(): the kernel's dma_pool keeps its free list in DMA memory; use dmaguard_%s() (spatch -D patch converts)"
+      % (p[0].file, p[0].line, p[0].column, fn, fn[4:]))
