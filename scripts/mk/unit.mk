@@ -9,6 +9,10 @@
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
 UNIT_OUT	:= $(BUILD)/unit
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(UNIT_OUT)/%)
+# The threads smoke once more under ThreadSanitizer, with the core sources
+# compiled into it (TSan and ASan do not mix in one library).
+UNIT_TSAN_BIN	:= $(UNIT_OUT)/test_pool_threads-tsan
+UNIT_CORE_SRCS	:= c-core/pool.c c-core/platform/user/chunk_mem.c
 # user.mk sorts after this file: name its outputs and headers directly.
 UNIT_LIB	:= $(BUILD)/user/libdmaguard-core-san.a
 UNIT_HDRS	:= $(wildcard c-core/*.h c-core/platform/user/*.h) \
@@ -18,14 +22,20 @@ UNIT_LDLIBS	:= -lcmocka -lpthread
 CHECK_GROUPS	+= unit
 
 .PHONY: unit check-unit
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(UNIT_TSAN_BIN)
 
 $(UNIT_OUT)/test_%: tests/unit/test_%.c $(UNIT_HDRS) $(UNIT_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -O1 $(SAN_FLAGS) $< -o $@ \
 		$(UNIT_LIB) $(UNIT_LDLIBS)
 
-check-unit: $(UNIT_BINS)
+$(UNIT_TSAN_BIN): tests/unit/test_pool_threads.c $(UNIT_CORE_SRCS) $(UNIT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -O1 -fsanitize=thread $< \
+		$(UNIT_CORE_SRCS) -o $@ $(UNIT_LDLIBS)
+
+check-unit: $(UNIT_BINS) $(UNIT_TSAN_BIN)
 	@mkdir -p $(RESULTS)
-	@echo "unit: $(words $(UNIT_BINS)) programs (ASan+UBSan)"
-	@tests/unit/run.sh $(RESULTS)/unit $(UNIT_BINS)
+	@echo "unit: $(words $(UNIT_BINS)) programs (ASan+UBSan), 1 (TSan)"
+	@TSAN_OPTIONS="halt_on_error=1 suppressions=$(TOP)/tests/unit/tsan.supp" \
+		tests/unit/run.sh $(RESULTS)/unit $(UNIT_BINS) $(UNIT_TSAN_BIN)
