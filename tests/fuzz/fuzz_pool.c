@@ -38,6 +38,7 @@
 #define POOL_BYTES_CAP	(1536 * 1024ul)
 #define DECOY_SIZE	8192
 #define PATTERN_SIZE	4096
+#define NR_KINDS	18	/* operation kinds, see the switch below */
 
 struct input {
 	const uint8_t *p;
@@ -205,9 +206,8 @@ NOCOV static uint64_t forged_word(uint64_t r)
 	}
 }
 
-NOCOV static void scribble(struct input *in)
+NOCOV static void scribble_mode(uint8_t mode)
 {
-	uint8_t mode = get8(in);
 	uint64_t seed = 0x9e3779b97f4a7c15ull ^ (op_nr * 0x100000001b3ull) ^
 			mode;
 	size_t i;
@@ -232,6 +232,11 @@ NOCOV static void scribble(struct input *in)
 	for (k = 0; k < NPOOLS; k++)
 		if (slots[k].pool)
 			dg_pool_for_each_chunk(slots[k].pool, scribble_cb, NULL);
+}
+
+static void scribble(struct input *in)
+{
+	scribble_mode(get8(in));
 }
 
 /* Everything the stats and counters must say about a pool. */
@@ -680,7 +685,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in = { data, size };
 	struct slot *s;
-	uint8_t op;
+	uint8_t op, kind;
 	int k;
 
 	want_first = dg_user_reports_first;
@@ -696,9 +701,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (op_nr = 1; in.n && op_nr < MAX_OPS; op_nr++) {
 		op = get8(&in);
 		s = &slots[(op >> 5) % NPOOLS];
-		if (!s->pool && (op & 0x1f) % 16 != 15)
-			op = 0x0f | (op & 0xe0);	/* create it first */
-		switch ((op & 0x1f) % 16) {
+		kind = (op & 0x1f) % NR_KINDS;
+		if (!s->pool && kind != 15)
+			kind = 15;		/* create it first */
+		switch (kind) {
 		case 0: case 1: case 2: case 3:
 			op_name = "alloc";
 			op_alloc(s, &in);
@@ -746,6 +752,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 14:
 			op_name = "destroy";
 			op_destroy(s);
+			break;
+		case 16:
+			op_name = "alloc_many";
+			for (k = get8(&in) % 64 + 1; k > 0; k--) {
+				op_alloc(s, &in);
+				scribble_mode((uint8_t)(op_nr + k));
+			}
+			break;
+		case 17:
+			op_name = "free_many";
+			for (k = get8(&in) % 64 + 1; k > 0 && s->m.nlive; k--) {
+				op_free(s, &in);
+				scribble_mode((uint8_t)(op_nr + k));
+			}
 			break;
 		default:
 			op_name = "create";

@@ -14,6 +14,7 @@ import sys
 
 ALLOC, FREE, DOUBLE, INTERIOR, FOREIGN, BADDMA, ANYWHERE = 0, 4, 7, 8, 9, 10, 11
 RECLAIM, INJECT, DESTROY, CREATE = 12, 13, 14, 15
+ALLOC_MANY, FREE_MANY = 16, 17
 
 
 def lg(x):
@@ -103,6 +104,20 @@ def main():
     for i in range(20):
         s.op(2, ALLOC, bytes([0]))
     with open(os.path.join(out, "seed-invalid"), "wb") as f:
+        f.write(bytes(s.b))
+    # many chunks (the chunk table grows), all freed, reclaimed, regrown
+    s = Seed(4096, 4096, 0)
+    s.create(1, 1024, 1024, 0)
+    for slot in (0, 1, 0, 1, 0, 0):
+        s.op(slot, ALLOC_MANY, bytes([63]) + bytes(range(64)))
+    s.op(0, INJECT, bytes([2]))           # init_on_free on
+    for slot in (0, 1, 0, 1, 0, 0):
+        s.op(slot, FREE_MANY, bytes([63]) + bytes(128))
+    s.op(0, RECLAIM, bytes([5, 0, 2]))
+    s.op(1, RECLAIM, bytes([5, 0, 0]))
+    s.op(0, ALLOC_MANY, bytes([63]) + bytes(64))
+    s.op(1, DESTROY)
+    with open(os.path.join(out, "seed-many"), "wb") as f:
         f.write(bytes(s.b))
 
 
