@@ -28,6 +28,8 @@
 #                     instead of the working tree; the benchmark sources
 #                     (tests/kmod/dmaguard_bench.c, tests/bench/) stay the
 #                     working tree's
+#   BENCH_SRC=DIR     the same for a directory holding Kbuild, c-core/ and
+#                     abi/ (a candidate patch of the core, say)
 #
 # Outputs under build/bench/: <kver>.bench (BENCH lines of that kernel),
 # native.bench, vm/<kver>/bench-pool.log (full serial log), callgrind/.
@@ -204,6 +206,13 @@ if [ -n "${BENCH_REV:-}" ]; then
 	mkdir -p "$src"
 	git -C "$top" archive "$rev" Kbuild c-core abi | tar -x -C "$src"
 	tree="$rev (BENCH_REV=$BENCH_REV)"
+elif [ -n "${BENCH_SRC:-}" ]; then
+	src=$(cd "$BENCH_SRC" && pwd) || die "BENCH_SRC=$BENCH_SRC: no such directory"
+	[ -f "$src/Kbuild" ] && [ -d "$src/c-core" ] && [ -d "$src/abi" ] ||
+		die "BENCH_SRC=$src must hold Kbuild, c-core/ and abi/"
+	tree="$src (BENCH_SRC)"
+fi
+if [ "$src" != "$top" ]; then
 	if [ "$what" != vm ]; then
 		# The flags of scripts/mk/user.mk's -O2 library.
 		bin=$src/pool_bench
@@ -213,7 +222,7 @@ if [ -n "${BENCH_REV:-}" ]; then
 			-Wno-sign-compare -fno-strict-aliasing -O2 -o "$bin" \
 			"$top/tests/bench/pool_bench.c" "$top/tests/bench/ref_pool.c" \
 			"$src/c-core/pool.c" "$src/c-core/platform/user/chunk_mem.c" \
-			-lm || die "pool_bench does not build against $rev"
+			-lm || die "pool_bench does not build against $tree"
 	fi
 else
 	tree="$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown) (working tree)"
