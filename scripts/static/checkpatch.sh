@@ -38,7 +38,7 @@ kernel_files() {
 		'tests/kmod/*.c' 'tests/kmod/*.h' \
 		'tests/consumers/*.c' 'tests/consumers/*.h' \
 		'tests/static/*.c' 'tests/static/*.h' |
-		grep -v -e '^c-core/platform/user/' -e '\.converted\.c$' |
+		grep -v -e '^c-core/platform/user/' -e '^tests/static/checkpatch/' |
 		while IFS= read -r f; do [ -f "$f" ] && echo "$f"; done | sort -u
 }
 
@@ -109,6 +109,19 @@ for f in $files; do
 		notok "checkpatch $f: ${#left[@]} messages"
 	fi
 done
+
+# The gate itself: the planted fixture must give exactly its messages.
+planted=tests/static/checkpatch/planted.c
+want=$(grep -v '^#' "${planted%.c}.expected" | sort | paste -sd' ' -)
+have=$(perl "$checkpatch" --strict --no-tree -f --terse --show-types \
+	--no-summary --color=never "$planted" 2>&1 |
+	sed -n -E 's/^[^:]+:([0-9]+): [A-Z]+:([A-Z0-9_]+): .*/\1:\2/p' |
+	sort | paste -sd' ' -)
+if [ -n "$want" ] && [ "$want" = "$have" ]; then
+	ok "checkpatch planted fixture: exactly $want"
+else
+	notok "checkpatch planted fixture: want [$want], got [$have]"
+fi
 
 for key in "${!budget[@]}"; do
 	[ "${budget[$key]}" -gt 0 ] &&
