@@ -443,6 +443,135 @@ static void t_zeroing(void)
 	dg_ktap_result(&ktap, ok, "zeroing");
 }
 
+/* ---- case: the size-carrying public calls (create_opts, get_stats) ---- */
+
+struct opts_big {
+	struct dmaguard_pool_opts o;
+	u64 tail;
+};
+
+struct stats_big {
+	struct dmaguard_pool_stats s;
+	u64 tail;
+};
+
+/* @p must be ERR_PTR(@err); a pool that was created anyway is destroyed. */
+static bool refused(struct dmaguard_pool *p, long err)
+{
+	if (!IS_ERR_OR_NULL(p))
+		dmaguard_pool_destroy(p);
+	return p == ERR_PTR(err);
+}
+
+static void t_public_opts_stats(void)
+{
+	struct dmaguard_pool *pool, *p;
+	struct dg_pool_stats in;
+	struct opts_big ob = {};
+	struct stats_big sb = {};
+	struct blk b[3];
+	bool ok = true;
+	int i, ret;
+
+	case_begin();
+	{
+		DMAGUARD_OPTS(dmaguard_pool_opts, o, .name = "dgt_opts",
+			      .size = 68, .align = 32, .boundary = 4096);
+
+		pool = dmaguard_pool_create_opts(dev, &o);
+		EXPECT(ok, !IS_ERR_OR_NULL(pool), "valid opts refused: %ld",
+		       PTR_ERR(pool));
+		if (IS_ERR_OR_NULL(pool)) {
+			pool = NULL;
+			goto out;
+		}
+		p = dmaguard_pool_create_opts(NULL, &o);
+		EXPECT(ok, refused(p, -EINVAL), "NULL dev: not -EINVAL");
+		p = dmaguard_pool_create_opts(dev, NULL);
+		EXPECT(ok, refused(p, -EINVAL), "NULL opts: not -EINVAL");
+		o.sz = 8;
+		p = dmaguard_pool_create_opts(dev, &o);
+		EXPECT(ok, refused(p, -EINVAL), "sz 8: not -EINVAL");
+		o.sz = sizeof(o);
+		o.flags = 0x80000000u;
+		p = dmaguard_pool_create_opts(dev, &o);
+		EXPECT(ok, refused(p, -EINVAL), "unknown flag: not -EINVAL");
+		o.flags = DMAGUARD_POOL_F_NODE;
+		o.node = 1000;
+		p = dmaguard_pool_create_opts(dev, &o);
+		EXPECT(ok, refused(p, -EINVAL), "node 1000: not -EINVAL");
+		o.flags = 0;
+		o.node = 0;
+		o.align = 3;
+		p = dmaguard_pool_create_opts(dev, &o);
+		EXPECT(ok, refused(p, -EINVAL), "align 3: not -EINVAL");
+		/* A newer caller's larger struct: zero tail fine, else -E2BIG. */
+		ob.o = o;
+		ob.o.align = 32;
+		ob.o.sz = sizeof(ob);
+		p = dmaguard_pool_create_opts(dev, &ob.o);
+		EXPECT(ok, !IS_ERR_OR_NULL(p), "larger opts, zero tail: %ld",
+		       PTR_ERR(p));
+		if (!IS_ERR_OR_NULL(p))
+			dmaguard_pool_destroy(p);
+		ob.tail = 1;
+		p = dmaguard_pool_create_opts(dev, &ob.o);
+		EXPECT(ok, refused(p, -E2BIG), "larger opts, tail set: not -E2BIG");
+	}
+	p = dmaguard_pool_create_node("dgt_node", dev, 64, 64, 0, NUMA_NO_NODE);
+	EXPECT(ok, p, "create_node NUMA_NO_NODE failed");
+	dmaguard_pool_destroy(p);
+
+	for (i = 0; i < 3; i++) {
+		b[i].v = (unsigned long)dmaguard_pool_alloc(pool, GFP_KERNEL,
+							    &b[i].d);
+		EXPECT(ok, b[i].v, "alloc failed");
+	}
+	if (b[2].v)
+		dmaguard_pool_free(pool, (void *)b[2].v, b[2].d);
+	dmaguard_pool_free(pool, (void *)(b[0].v + 4), b[0].d + 4);
+	{
+		DMAGUARD_OPTS(dmaguard_pool_stats, st);
+
+		ret = dmaguard_pool_get_stats(pool, &st);
+		dg_pool_get_stats(dg_test_core(pool), &in);
+		EXPECT(ok, !ret, "get_stats: %d", ret);
+		EXPECT(ok, st.sz == sizeof(st) && st.block_size == in.size &&
+		       st.stride == in.stride && st.chunk_size == in.chunk_size &&
+		       st.blocks_per_chunk == in.blocks_per_chunk &&
+		       st.chunks == in.chunks && st.blocks_in_use == 2 &&
+		       in.blocks_in_use == 2 && st.blocks_total == in.blocks_total &&
+		       st.chunks_allocated == in.chunks_allocated &&
+		       st.meta_bytes == in.meta_bytes &&
+		       st.bad_free_misaligned == 1 &&
+		       st.bad_free_foreign + st.bad_free_dma +
+		       st.bad_free_double == 0,
+		       "public stats differ from the core's");
+		EXPECT(ok, dmaguard_pool_get_stats(NULL, &st) == -EINVAL,
+		       "NULL pool accepted");
+		EXPECT(ok, dmaguard_pool_get_stats(pool, NULL) == -EINVAL,
+		       "NULL stats accepted");
+		st.sz = 16;
+		EXPECT(ok, dmaguard_pool_get_stats(pool, &st) == -EINVAL,
+		       "sz 16 accepted");
+	}
+	sb.s.sz = sizeof(sb);
+	ret = dmaguard_pool_get_stats(pool, &sb.s);
+	EXPECT(ok, !ret && sb.s.blocks_in_use == 2 && !sb.tail,
+	       "larger stats, zero tail: %d", ret);
+	memset(&sb, 0, sizeof(sb));
+	sb.s.sz = sizeof(sb);
+	sb.tail = 7;
+	EXPECT(ok, dmaguard_pool_get_stats(pool, &sb.s) == -E2BIG,
+	       "larger stats, tail set, accepted");
+	for (i = 0; i < 2; i++)
+		if (b[i].v)
+			dmaguard_pool_free(pool, (void *)b[i].v, b[i].d);
+out:
+	dmaguard_pool_destroy(pool);
+	dg_ktap_result(&ktap, ok, "public_opts_and_stats");
+}
+
 /* ---- case: GFP_ATOMIC under a spinlock with interrupts off ---- */
 
 #define DGT_ATOMIC_N	96
@@ -939,6 +1068,8 @@ static void smp_free_one(struct smp_thread *t, unsigned int k)
 	t->tag[k] = t->tag[t->n];
 }
 
+static const u32 smp_free_pct[4] = { 35, 65, 35, 97 };
+
 static int smp_thread_fn(void *arg)
 {
 	struct smp_thread *t = arg;
@@ -954,9 +1085,12 @@ static int smp_thread_fn(void *arg)
 		u32 r = dg_rand_below(&seed, 100);
 
 		t->ops++;
-		/* Swing between filling and draining to move chunks around. */
+		/*
+		 * Swing between filling and draining (down to empty) so that
+		 * chunks come and go while the other thread works.
+		 */
 		if (t->n && (t->n == DGT_SMP_HELD ||
-			     r < ((i / 2000) & 1 ? 65 : 35))) {
+			     r < smp_free_pct[(i / 4000) & 3])) {
 			smp_free_one(t, dg_rand_below(&seed, t->n));
 			continue;
 		}
@@ -1007,7 +1141,7 @@ static void t_concurrency(void)
 	struct task_struct *task[2];
 	struct dg_pool_stats st;
 	struct smp_ctx ctx = {};
-	unsigned int i, cpus = num_online_cpus();
+	unsigned int i, cpus = num_online_cpus(), reclaimed = 0;
 	bool ok = true;
 	u64 t0;
 
@@ -1042,6 +1176,14 @@ static void t_concurrency(void)
 			kthread_bind(task[i], i % cpus);
 		wake_up_process(task[i]);
 	}
+	/*
+	 * Meanwhile, give every empty chunk back at once, again and again:
+	 * reclaim races with both threads' allocations and frees.
+	 */
+	while (!completion_done(&ctx.done)) {
+		reclaimed += dg_pool_reclaim(dg_test_core(ctx.pool), 0, 0);
+		usleep_range(50, 100);
+	}
 	wait_for_completion(&ctx.done);
 	for (i = 0; i < 2; i++) {
 		struct smp_thread *t = th[i];
@@ -1055,9 +1197,9 @@ static void t_concurrency(void)
 		       !t->range, "thread %u saw errors", i);
 	}
 	stats(ctx.pool, &st);
-	pr_info("# concurrency: %u CPUs, %llu ms, chunks allocated %llu released %llu\n",
+	pr_info("# concurrency: %u CPUs, %llu ms, chunks allocated %llu released %llu (%u by the racing reclaim)\n",
 		cpus, (ktime_get_ns() - t0) / NSEC_PER_MSEC,
-		st.chunks_allocated, st.chunks_released);
+		st.chunks_allocated, st.chunks_released, reclaimed);
 	EXPECT(ok, st.blocks_in_use == 0 && !bad_total(&st),
 	       "in use %llu, bad %llu", st.blocks_in_use, bad_total(&st));
 	EXPECT(ok, find_first_bit(ctx.live, DGT_TRACK_LIMIT >> DGT_TRACK_SHIFT) ==
@@ -1164,7 +1306,7 @@ static const struct {
 };
 
 /* Every case but the geometry rows. */
-#define DGT_NR_OTHER		14
+#define DGT_NR_OTHER		15
 
 static int __init dgt_init(void)
 {
@@ -1190,6 +1332,7 @@ static int __init dgt_init(void)
 		t_geometry(dgt_rows[i].name, dgt_rows[i].size, dgt_rows[i].align,
 			   dgt_rows[i].boundary);
 	t_zeroing();
+	t_public_opts_stats();
 	t_atomic_spinlock();
 	t_atomic_hardirq();
 	t_misuse(m);
