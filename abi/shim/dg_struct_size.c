@@ -31,13 +31,16 @@ static int dg_tail_is_zero(const void *p, __SIZE_TYPE__ from, __SIZE_TYPE__ to)
  * zero. On error @dst is left untouched.
  *
  * Return: 0; -DG_SZ_EINVAL when @src_size is smaller than @ver0_size;
- * -DG_SZ_E2BIG when the unknown tail of @src is not zero.
+ * -DG_SZ_E2BIG when the unknown tail of @src is not zero, or @src_size is
+ * larger than DG_SZ_MAX.
  */
 int dg_struct_copy_in(void *dst, __SIZE_TYPE__ dst_size, const void *src,
 		      __SIZE_TYPE__ src_size, __SIZE_TYPE__ ver0_size)
 {
 	if (src_size < ver0_size)
 		return -DG_SZ_EINVAL;
+	if (src_size > DG_SZ_MAX)
+		return -DG_SZ_E2BIG;
 	if (src_size > dst_size) {
 		if (!dg_tail_is_zero(src, dst_size, src_size))
 			return -DG_SZ_E2BIG;
@@ -65,13 +68,15 @@ int dg_struct_copy_in(void *dst, __SIZE_TYPE__ dst_size, const void *src,
  *
  * Return: 0; -DG_SZ_EINVAL when @dst_size is smaller than @ver0_size;
  * -DG_SZ_E2BIG when the part of @dst this module does not know is not
- * zero.
+ * zero, or @dst_size is larger than DG_SZ_MAX.
  */
 int dg_struct_copy_out(void *dst, __SIZE_TYPE__ dst_size, const void *src,
 		       __SIZE_TYPE__ src_size, __SIZE_TYPE__ ver0_size)
 {
 	if (dst_size < ver0_size)
 		return -DG_SZ_EINVAL;
+	if (dst_size > DG_SZ_MAX)
+		return -DG_SZ_E2BIG;
 	if (dst_size > src_size && !dg_tail_is_zero(dst, src_size, dst_size))
 		return -DG_SZ_E2BIG;
 	__builtin_memcpy(dst, src, dst_size < src_size ? dst_size : src_size);

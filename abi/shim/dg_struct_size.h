@@ -16,6 +16,12 @@
 #define DG_SZ_EINVAL	22
 #define DG_SZ_E2BIG	7
 
+/*
+ * No public struct will ever be this large: a bigger size is a caller bug
+ * (garbage in "sz"), refused before any byte past the struct is read.
+ */
+#define DG_SZ_MAX	4096
+
 int dg_struct_copy_in(void *dst, __SIZE_TYPE__ dst_size, const void *src,
 		      __SIZE_TYPE__ src_size, __SIZE_TYPE__ ver0_size);
 int dg_struct_copy_out(void *dst, __SIZE_TYPE__ dst_size, const void *src,

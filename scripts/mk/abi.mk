@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The stable ABI (abi/include/dmaguard/, abi/shim/, abi/baseline/):
+#
+#   make abi-check      current headers + dmaguard.ko exports vs the
+#                       committed baseline (scripts/abi/abi-check.sh); fails
+#                       on any incompatible change, allows added functions,
+#                       fields appended to size-carrying structs, reserved
+#                       fields put to use
+#   make abi-baseline   rewrite abi/baseline/ from the current tree (only
+#                       when a change is meant; review the git diff)
+#   make abi-planted    the planted incompatible changes, each applied to a
+#                       copy of the tree under build/abi-planted/, each must
+#                       make abi-check fail (scripts/abi/planted.sh)
+#   make abi-unit       userspace unit tests of the struct-size rules (cmocka,
+#                       ASan+UBSan)
+#   make consumers      out-of-tree consumer modules of tests/consumers/,
+#                       per kernel, against dmaguard's Module.symvers; the
+#                       .ko files go to $(VM_BIN_DIR) as <name>-<kver>.ko
+#                       for the VM specs tests/vm/consumer-*.vmtest
+#   make kerneldoc      scripts/kernel-doc -none -Wall over the public
+#                       headers and every file with exported functions
+#
+# Check groups: abi (unit tests, abi-check, planted changes) and kerneldoc.
+
+ABI_OUT		:= $(BUILD)/abi
+ABI_UNIT_SRCS	:= $(sort $(wildcard tests/abi/test_*.c))
+ABI_UNIT_BINS	:= $(ABI_UNIT_SRCS:tests/abi/%.c=$(ABI_OUT)/unit/%)
+ABI_SHIM_USER	:= abi/shim/dg_struct_size.c abi/shim/dg_pool_conv.c
+ABI_HDRS	:= $(wildcard abi/include/dmaguard/*.h abi/shim/*.h \
+			c-core/*.h c-core/platform/user/*.h)
+
+CHECK_GROUPS	+= abi kerneldoc
+# VM_DEPS	+= consumers  (enabled once scripts/abi/consumers.sh lands)
+
+.PHONY: abi-check abi-baseline abi-planted abi-unit consumers kerneldoc \
+	check-abi check-kerneldoc
+
+abi-check: deps
+	@scripts/abi/abi-check.sh
+
+abi-baseline: deps
+	@scripts/abi/abi-check.sh --update
+
+abi-planted: deps
+	@scripts/abi/planted.sh
+
+abi-unit: $(ABI_UNIT_BINS)
+
+# user.mk is included after this file: its flags are used in recipes only,
+# its library is named in full.
+$(ABI_OUT)/unit/test_%: tests/abi/test_%.c $(ABI_SHIM_USER) $(ABI_HDRS) \
+			$(BUILD)/user/libdmaguard-core-san.a
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CPPFLAGS) -Iabi/shim $(USER_CFLAGS) -O1 $(SAN_FLAGS) \
+		$< $(ABI_SHIM_USER) -o $@ \
+		$(BUILD)/user/libdmaguard-core-san.a -lcmocka -lpthread
+
+consumers: deps
+	@scripts/abi/consumers.sh build
+
+kerneldoc: deps
+	@scripts/abi/kerneldoc.sh
+
+check-abi: deps $(ABI_UNIT_BINS)
+	@mkdir -p $(RESULTS) $(ABI_OUT)
+	@echo "abi: unit tests of the struct-size rules (ASan+UBSan)"
+	@tests/unit/run.sh $(ABI_OUT)/unit.results $(ABI_UNIT_BINS); \
+		sed 's#^\(\(not \)\{0,1\}ok - \)unit/#\1abi/unit/#' \
+		$(ABI_OUT)/unit.results > $(RESULTS)/abi
+	@echo "abi: abi-check against abi/baseline/"
+	@scripts/abi/abi-check.sh > $(ABI_OUT)/abi-check.results 2> $(ABI_OUT)/abi-check.log; \
+		cat $(ABI_OUT)/abi-check.results | tee -a $(RESULTS)/abi; \
+		! grep -q '^not ok' $(ABI_OUT)/abi-check.results || tail -n 40 $(ABI_OUT)/abi-check.log
+	@echo "abi: planted incompatible changes on copies (each must fail)"
+	@scripts/abi/planted.sh 2> $(ABI_OUT)/planted.log | tee -a $(RESULTS)/abi
+	@! grep -q '^not ok' $(RESULTS)/abi
+
+check-kerneldoc: deps
+	@mkdir -p $(RESULTS)
+	@scripts/abi/kerneldoc.sh > $(RESULTS)/kerneldoc; rc=$$?; \
+		cat $(RESULTS)/kerneldoc; exit $$rc
