@@ -21,6 +21,7 @@ PACKAGES=(
 	qemu-system-x86 busybox-static cpio
 	sparse coccinelle libcmocka-dev abigail-tools musl-tools
 	libclang-rt-14-dev bindgen linux-source-6.12 kmod python3 valgrind
+	xz-utils	# tar -J for the linux-source tarball
 )
 
 die() { echo "deps: error: $*" >&2; exit 1; }

@@ -152,6 +152,21 @@ def parse_spec(path):
 	return spec
 
 
+def is_dynamic_elf(path):
+	"""True if path is an ELF64 file with a PT_INTERP (dynamic) header."""
+	with open(path, 'rb') as f:
+		hdr = f.read(64)
+		if hdr[:4] != b'\x7fELF' or hdr[4] != 2:
+			return False
+		phoff = int.from_bytes(hdr[32:40], 'little')
+		phentsize = int.from_bytes(hdr[54:56], 'little')
+		phnum = int.from_bytes(hdr[56:58], 'little')
+		f.seek(phoff)
+		table = f.read(phentsize * phnum)
+	return any(int.from_bytes(table[i:i + 4], 'little') == 3	# PT_INTERP
+		   for i in range(0, len(table), phentsize))
+
+
 def build_initramfs(spec, args, work):
 	root = os.path.join(work, 'root')
 	shutil.rmtree(root, ignore_errors=True)
@@ -159,6 +174,9 @@ def build_initramfs(spec, args, work):
 		  'spec/steps', 'usr/bin', 'usr/sbin'):
 		os.makedirs(os.path.join(root, d))
 	busybox = shutil.which('busybox') or '/bin/busybox'
+	# The guest has no libc: everything must be linked statically.
+	if is_dynamic_elf(busybox):
+		raise SpecError(f'{busybox} is dynamic: install busybox-static')
 	shutil.copy(busybox, os.path.join(root, 'bin/busybox'))
 	os.symlink('busybox', os.path.join(root, 'bin/sh'))
 	shutil.copy(os.path.join(HERE, 'init'), os.path.join(root, 'init'))
@@ -171,6 +189,9 @@ def build_initramfs(spec, args, work):
 		for f in sorted(os.listdir(args.bin_dir)):
 			src = os.path.join(args.bin_dir, f)
 			if os.path.isfile(src):
+				if is_dynamic_elf(src):
+					raise SpecError(f'{src} is dynamically linked; '
+							'build it with musl-gcc -static')
 				shutil.copy(src, os.path.join(root, 'vmbin', f))
 	with open(os.path.join(root, 'spec/name'), 'w') as f:
 		f.write(args.name + '\n')
@@ -373,9 +394,15 @@ def main():
 			      f'{spec["kernels"].pattern})', file=sys.stderr)
 			open(res_file, 'w').close()
 			return 0
-		initrd = build_initramfs(spec, args, work)
-		rc, timed_out = boot(spec, args, initrd, log)
-		lines = judge(spec, args, log, rc, timed_out, time.time() - t0)
+		try:
+			initrd = build_initramfs(spec, args, work)
+		except SpecError as e:
+			lines = [(False, f'vm/{args.kver}/{args.name}',
+				  f' # initramfs: {e}')]
+		else:
+			rc, timed_out = boot(spec, args, initrd, log)
+			lines = judge(spec, args, log, rc, timed_out,
+				      time.time() - t0)
 	text = ''.join(f'{"ok" if ok else "not ok"} - {name}{why}\n'
 		       for ok, name, why in lines)
 	with open(res_file, 'w') as f:
