@@ -11,7 +11,9 @@
 #include "dg_test.h"
 
 #define NTHREADS	2
+#ifndef ROUNDS
 #define ROUNDS		300
+#endif
 #define HOLD		64
 
 struct worker {
