@@ -637,12 +637,17 @@ out:
 
 #define DGT_IRQ_N	48
 
+/* 1 KiB blocks, 32 a chunk: enough chunks to grow the pool's hash table. */
+#define DGT_IRQ_BIG_N	(10 * 32)
+
 struct irq_ctx {
 	struct hrtimer timer;
 	struct completion done;
 	struct dmaguard_pool *pool;
+	struct dmaguard_pool *big;
 	struct blk b[DGT_IRQ_N];
-	unsigned int got;
+	struct blk big_b[DGT_IRQ_BIG_N];
+	unsigned int got, big_got;
 	unsigned int nonzero;
 	bool hardirq;
 };
@@ -664,6 +669,15 @@ static enum hrtimer_restart dgt_irq_fn(struct hrtimer *t)
 		if (!all_bytes(v, 64, 0))
 			ctx->nonzero++;
 		memset(v, 0x77, 64);
+	}
+	/* New chunks and a bigger chunk table, all in the interrupt. */
+	for (i = 0; i < DGT_IRQ_BIG_N; i++) {
+		void *v = dmaguard_pool_alloc(ctx->big, GFP_ATOMIC,
+					      &ctx->big_b[i].d);
+
+		ctx->big_b[i].v = (unsigned long)v;
+		if (v)
+			ctx->big_got++;
 	}
 	/* Half of them go back from the interrupt, too. */
 	for (i = 0; i < DGT_IRQ_N; i += 2)
@@ -689,8 +703,9 @@ static void t_atomic_hardirq(void)
 	if (!ctx)
 		goto out;
 	ctx->pool = dmaguard_pool_create("dgt_irq", dev, 64, 64, 0);
-	EXPECT(ok, ctx->pool, "create failed");
-	if (!ctx->pool)
+	ctx->big = dmaguard_pool_create("dgt_irq_big", dev, 1024, 1024, 0);
+	EXPECT(ok, ctx->pool && ctx->big, "create failed");
+	if (!ok)
 		goto out;
 	init_completion(&ctx->done);
 	hrtimer_init(&ctx->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
@@ -714,9 +729,24 @@ static void t_atomic_hardirq(void)
 	stats(ctx->pool, &st);
 	EXPECT(ok, st.blocks_in_use == 0 && !bad_total(&st),
 	       "in use %llu, bad %llu", st.blocks_in_use, bad_total(&st));
+	stats(ctx->big, &st);
+	EXPECT(ok, ctx->big_got == DGT_IRQ_BIG_N && st.chunks >= 10 &&
+	       st.blocks_in_use == ctx->big_got,
+	       "big pool: %u of %u allocations in hardirq, %u chunks",
+	       ctx->big_got, DGT_IRQ_BIG_N, st.chunks);
+	for (i = 0; i < DGT_IRQ_BIG_N; i++)
+		if (ctx->big_b[i].v)
+			dmaguard_pool_free(ctx->big, (void *)ctx->big_b[i].v,
+					   ctx->big_b[i].d);
+	stats(ctx->big, &st);
+	EXPECT(ok, st.blocks_in_use == 0 && !bad_total(&st),
+	       "big pool: in use %llu, bad %llu", st.blocks_in_use,
+	       bad_total(&st));
 out:
-	if (ctx)
+	if (ctx) {
 		dmaguard_pool_destroy(ctx->pool);
+		dmaguard_pool_destroy(ctx->big);
+	}
 	kfree(ctx);
 	dg_ktap_result(&ktap, ok, "atomic_hardirq");
 }
