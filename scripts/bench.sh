@@ -82,18 +82,26 @@ vm_summary() {
 		pm[val("size")] = nk % 2 ? pr[(nk + 1) / 2] : (pr[nk / 2] + pr[nk / 2 + 1]) / 2
 		lo[val("size")] = pr[1]; hi[val("size")] = pr[nk]
 	}
+	$1 == "BENCH" && $2 == "pairs" {
+		rq[val("size")] = sprintf("%.3f [%.3f..%.3f]", val("median_round_ratio"),
+					  val("p25"), val("p75"))
+	}
 	END {
 		if (!n) { print "bench: no BENCH pool line for " kver > "/dev/stderr"; exit 1 }
 		g = exp(logsum / n)
 		printf "BENCH pool kernel=%s geomean=%.3f\n", kver, g
 		printf "\n%s: kernel dma_pool vs dmaguard, %s reps (medians), mode %s\n", kver, reps, mode
-		printf "%6s %6s %7s %12s %12s %7s %11s %12s\n", "size", "align", "blocks",
-		       "kernel_us", "dmaguard_us", "ratio", "meta B/blk", "rep ratios"
+		printf "%6s %6s %7s %11s %11s %6s %6s  %-16s %s\n", "size", "align", "blocks",
+		       "kernel_us", "dmaguard_us", "ratio", "meta", "rep ratios",
+		       "round-pair ratio median [p25..p75]"
 		for (i = 1; i <= n; i++)
-			printf "%6s %6s %7s %12s %12s %7.3f %11s   %.2f..%.2f (median %.3f)\n",
+			printf "%6s %6s %7s %11s %11s %6.3f %6s  %.2f..%.2f=%.2f  %s\n",
 			       size[i], align[i], blocks[i], k[i], d[i], r[i], meta[size[i]],
-			       lo[size[i]], hi[size[i]], pm[size[i]]
-		printf "%6s %6s %7s %12s %12s %7.3f\n", "", "", "", "", "geomean", g
+			       lo[size[i]], hi[size[i]], pm[size[i]], rq[size[i]]
+		printf "%6s %6s %7s %11s %11s %6.3f\n", "", "", "", "", "geomean", g
+		printf "(ratio: median dmaguard_us / median kernel_us, the target figure; meta: dmaguard\n"
+		printf " bookkeeping bytes per block; rep ratios: lowest..highest=median of the per-\n"
+		printf " repetition ratios; round-pair: quartiles over all timed pairs of adjacent rounds)\n"
 		printf "targets (issue 3, 6.12): every row <= 1.00: %s (%d over); geomean <= 0.90: %s; meta at 16 B <= 0.5: %s\n\n",
 		       over ? "MISSED" : "met", over, g <= 0.9005 ? "met" : "MISSED",
 		       meta[16] != "" && meta[16] + 0 <= 0.5 ? "met" : "MISSED"
@@ -111,7 +119,8 @@ vm_bench() {
 		cp -rs "$src/Kbuild" "$src/c-core" "$src/abi" "$kb/"
 		{ grep -v '^obj-m' "$top/tests/kmod/Kbuild"
 		  echo 'obj-m += dmaguard_bench.o'; } > "$kb/tests/kmod/Kbuild"
-		ln -s "$top/tests/kmod/dmaguard_bench.c" "$kb/tests/kmod/"
+		ln -s "$top/tests/kmod/dmaguard_bench.c" "$top"/tests/kmod/*.h \
+			"$kb/tests/kmod/"
 		echo "  MODULES bench for $kver" >&2
 		make -s -C "/lib/modules/$kver/build" M="$kb" -j"$(nproc)" \
 			modules >"$kb/build.log" 2>&1 ||
@@ -136,14 +145,14 @@ vm_bench() {
 			rc=1
 		fi
 		lines=$(bench_lines "$log")
-		{ echo "$lines" | grep -v '^BENCH \(start\|done\|reps\)' || true
+		{ echo "$lines" | grep -v '^BENCH \(start\|done\|reps\|pairs\)' || true
 		  echo "$lines" | vm_summary "$kver" | head -1
-		  echo "$lines" | grep '^BENCH reps' || true
+		  echo "$lines" | grep '^BENCH \(reps\|pairs\)' || true
 		} > "$out/$kver.bench"
 		grep '^BENCH \(pool\|meta\)' "$out/$kver.bench"
 		echo "$lines" | vm_summary "$kver" | tail -n +2
 		echo "  tree: $tree" 
-		grep '^BENCH reps' "$out/$kver.bench" | sed 's/^/  /'
+		grep '^BENCH \(reps\|pairs\)' "$out/$kver.bench" | sed 's/^/  /'
 		grep '^BENCHVM' "$log" | sed -e 's/\r$//' -e 's/^/  /' | sort -u
 		echo "  ($kver: boot and benchmark took $(( $(date +%s) - t0 )) s;" \
 			"log $log)"

@@ -32,6 +32,8 @@
  *         dg_chunks_allocated=C dg_chunks_released=C
  *         (reuse mode: dmaguard chunks allocated and released since the
  *         pool's creation, i.e. re-populations after reclaim)
+ *   BENCH pairs kernel=K size=S rounds=N median_round_ratio=R p25=.. p75=..
+ *         (interleave=1: quartiles of the per-round-pair ratios)
  *   BENCH done kernel=K rc=E
  *
  * bytes_per_block is dmaguard's out-of-line bookkeeping (allocator sizes)
@@ -51,15 +53,10 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/utsname.h>
-#include <dmaguard/dmaguard.h>
-#include "pool.h"
+#include "dg_test_dev.h"	/* dmaguard.h, pool.h, the INTERNAL import */
 
 DMAGUARD_IMPORT_NS();
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-MODULE_IMPORT_NS("DMAGUARD_INTERNAL");
-#else
-MODULE_IMPORT_NS(DMAGUARD_INTERNAL);
-#endif
+DG_TEST_IMPORT_INTERNAL();
 
 #define BENCH_MAX_REPS	31
 
@@ -113,6 +110,15 @@ struct bench_pools {
 
 static struct device *bench_dev;
 static struct bench_block *blocks_buf;
+
+/*
+ * interleave=1: dmaguard/kernel time ratio of each pair of adjacent
+ * rounds (x 10000), over all timed measurements of a row. A round the
+ * host preempted spoils one pair, not a whole measurement, so the median
+ * pair ratio is a robust second estimate on a busy host.
+ */
+static u32 *pair_ratio;
+static unsigned int nr_pairs;
 
 static int pools_create(struct bench_pools *bp, const struct bench_row *r)
 {
@@ -210,8 +216,7 @@ static int sample_meta(struct dmaguard_pool *pool, unsigned int n,
 		if (!blocks_buf[i].vaddr)
 			break;
 	}
-	/* The public handle is the core pool (abi/shim/pool_abi.c). */
-	dg_pool_get_stats((struct dg_pool *)pool, &st);
+	dg_pool_get_stats(dg_test_core(pool), &st);
 	while (i--)
 		dmaguard_pool_free(pool, blocks_buf[i].vaddr,
 				   blocks_buf[i].dma);
@@ -225,6 +230,13 @@ static int sample_meta(struct dmaguard_pool *pool, unsigned int n,
 static int cmp_s64(const void *a, const void *b)
 {
 	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -286,7 +298,7 @@ static s64 measure_one(struct bench_pools *bp, const struct bench_row *r,
  * host's CPUs), which whole-measurement alternation cannot promise.
  */
 static int measure_pair(struct bench_pools *bp, const struct bench_row *r,
-			s64 *k_us, s64 *d_us)
+			s64 *k_us, s64 *d_us, bool record)
 {
 	u64 t0, t1, t2, k = 0, d = 0;
 	unsigned int i;
@@ -314,6 +326,10 @@ static int measure_pair(struct bench_pools *bp, const struct bench_row *r,
 		t2 = ktime_get_ns();
 		k += dg_first ? t2 - t1 : t1 - t0;
 		d += dg_first ? t1 - t0 : t2 - t1;
+		if (record && t1 > t0 && t2 > t1)
+			pair_ratio[nr_pairs++] = (u32)min_t(u64, U32_MAX,
+				div64_u64((dg_first ? t1 - t0 : t2 - t1) * 10000,
+					  dg_first ? t2 - t1 : t1 - t0));
 		if (need_resched())
 			cond_resched();
 	}
@@ -346,9 +362,10 @@ static int bench_row(const struct bench_row *r)
 
 	/* Warm-up, untimed: both pools populated (reuse mode), caches hot. */
 	if (interleave) {
-		ret = measure_pair(&bp, r, &km, &dm);
+		nr_pairs = 0;
+		ret = measure_pair(&bp, r, &km, &dm, false);
 		for (i = 0; i < reps && !ret; i++)
-			ret = measure_pair(&bp, r, &k_us[i], &d_us[i]);
+			ret = measure_pair(&bp, r, &k_us[i], &d_us[i], true);
 		if (ret)
 			goto out;
 		goto done;
@@ -369,7 +386,7 @@ static int bench_row(const struct bench_row *r)
 	}
 done:
 	if (!fresh)
-		dg_pool_get_stats((struct dg_pool *)bp.dpool, &st);
+		dg_pool_get_stats(dg_test_core(bp.dpool), &st);
 
 	km = median(k_us, reps);
 	dm = median(d_us, reps);
@@ -385,6 +402,16 @@ done:
 		kver, r->size, fresh ? "fresh" : "reuse",
 		interleave ? "+interleave" : "", kl, dl,
 		st.chunks_allocated, st.chunks_released);
+	if (interleave && nr_pairs) {
+		sort(pair_ratio, nr_pairs, sizeof(*pair_ratio), cmp_u32, NULL);
+		i = pair_ratio[nr_pairs / 2];
+		pr_info("BENCH pairs kernel=%s size=%zu rounds=%u median_round_ratio=%u.%04u p25=%u.%04u p75=%u.%04u\n",
+			kver, r->size, nr_pairs, i / 10000, i % 10000,
+			pair_ratio[nr_pairs / 4] / 10000,
+			pair_ratio[nr_pairs / 4] % 10000,
+			pair_ratio[nr_pairs * 3 / 4] / 10000,
+			pair_ratio[nr_pairs * 3 / 4] % 10000);
+	}
 	ret = 0;
 out:
 	pools_destroy(&bp);
@@ -416,9 +443,11 @@ static int __init dmaguard_bench_init(void)
 	for (i = 0; i < ARRAY_SIZE(bench_rows); i++)
 		max_blocks = max(max_blocks, bench_rows[i].blocks);
 	blocks_buf = kvcalloc(max_blocks, sizeof(*blocks_buf), GFP_KERNEL);
+	pair_ratio = kvcalloc((size_t)reps * rounds, sizeof(*pair_ratio),
+			      GFP_KERNEL);
 	err = -ENOMEM;
-	if (!blocks_buf)
-		goto out_dev;
+	if (!blocks_buf || !pair_ratio)
+		goto out_free;
 
 	pr_info("BENCH start kernel=%s reps=%u rounds=%u mode=%s%s\n",
 		init_utsname()->release, reps, rounds,
@@ -431,8 +460,10 @@ static int __init dmaguard_bench_init(void)
 			ret = err;
 	}
 	pr_info("BENCH done kernel=%s rc=%d\n", init_utsname()->release, ret);
-	kvfree(blocks_buf);
 	err = ret;
+out_free:
+	kvfree(pair_ratio);
+	kvfree(blocks_buf);
 out_dev:
 	platform_device_unregister(pdev);
 	return err;
