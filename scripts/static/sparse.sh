@@ -7,6 +7,8 @@
 #    installed kernel (scripts/kernels.sh) in build/sparse/<kver>/tree, a
 #    symlink farm, so the normal build in build/kernel/ is never touched.
 #    Any sparse (or compiler) warning or error fails the kernel's case.
+#    Consumer drivers (tests/consumers/*/Kbuild) likewise, each in its own
+#    M= directory against abi/include and the tree's Module.symvers.
 # 2. The planted fixture tests/static/sparse/dma_misuse.c, built with C=2
 #    in its own M= directory (build/sparse/<kver>/fixture): its warnings
 #    must be exactly those of tests/static/sparse/dma_misuse.expected
@@ -79,6 +81,37 @@ for kver in $kvers; do
 	else
 		ok "sparse $kver: tree: 0 warnings in $files files checked"
 	fi
+
+	# 1b. consumer drivers (tests/consumers/*/ with a Kbuild and C files),
+	# against dmaguard's headers. Only the objects are built (single-target
+	# builds, no modpost): linking is judged by the ABI checks, and
+	# no-import fails modpost on purpose.
+	for cdir in "$top"/tests/consumers/*/; do
+		[ -f "$cdir/Kbuild" ] && ls "$cdir"*.c >/dev/null 2>&1 || continue
+		cname=$(basename "$cdir")
+		cfarm=$out/$kver/consumers/$cname
+		clog=$out/$kver/consumer-$cname.log
+		rm -rf "$cfarm"
+		mkdir -p "$cfarm"
+		cp -rs "$cdir". "$cfarm/"
+		objs=$(cd "$cfarm" && ls *.c | sed 's/\.c$/.o/')
+		# shellcheck disable=SC2086
+		make -C "$kdir" M="$cfarm" C=2 CF="${SPARSE_CF:-}" \
+			DMAGUARD_INCLUDE="$top/abi/include" $objs \
+			> "$clog" 2>&1
+		rc=$?
+		cfiles=$(grep '^ *CHECK ' "$clog" | sort -u | grep -c .)
+		cdiags=$(diagnostics "$clog" "$cfarm" | sort -u)
+		cn=$(printf '%s' "$cdiags" | grep -c '^' || true)
+		if [ $rc -ne 0 ]; then
+			notok "sparse $kver: consumer $cname: build failed (exit $rc, log $clog)"
+		elif [ "$cn" -ne 0 ] || [ "$cfiles" -eq 0 ]; then
+			printf '%s\n' "$cdiags" >&2
+			notok "sparse $kver: consumer $cname: $cn warnings in $cfiles files checked (log $clog)"
+		else
+			ok "sparse $kver: consumer $cname: 0 warnings in $cfiles files checked"
+		fi
+	done
 
 	# 2. the planted fixture
 	fix=$out/$kver/fixture
