@@ -13,10 +13,13 @@
 #   make vm-spec SPEC=tests/vm/x.vmtest [KVER=]   boot one spec, print results
 #
 # Static userspace test binaries for the guest go into $(VM_BIN_DIR) (they
-# appear on the guest's PATH as /vmbin/*); a target producing them adds
-# itself to VM_DEPS, which is built before any boot.
+# appear on the guest's PATH as /vmbin/*); modules built outside the top
+# Kbuild go into $(call vm_ko_dir,<kver>) (they appear in /ko next to
+# dmaguard.ko). A target producing either adds itself to VM_DEPS, which is
+# built before any boot.
 
 VM_BIN_DIR	:= $(BUILD)/vm-bin
+vm_ko_dir	= $(BUILD)/vm-ko/$(1)
 VM_DEPS		?=
 CHECK_GROUPS	+= vm
 export VM_BIN_DIR VM_JOBS VM_SELFTEST

@@ -11,7 +11,7 @@ vm_out=$top/build/vm
 vm_bin=${VM_BIN_DIR:-$top/build/vm-bin}
 
 vm_run_jobs() {
-	xargs -d '\n' -r -P "${VM_JOBS:-$(nproc)}" -I{} sh -c '{} >/dev/null' || true
+	xargs -d '\n' -r -P "${VM_JOBS:-$(nproc)}" -I{} bash -c '{} >/dev/null' || true
 }
 
 # vm_job KVER NAME SPEC KO_DIR...: print the command line of one boot.

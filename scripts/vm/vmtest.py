@@ -32,12 +32,14 @@
 #   ktap: N            exactly N top-level KTAP documents (kernel and guest
 #                      programs together) must be printed.
 #
-# Guest environment: modules built for the booted kernel in $KO (= /ko),
-# static binaries from build/vm-bin/ on PATH (/vmbin), /proc /sys /dev /tmp
+# Guest environment: modules built for the booted kernel in $KO (= /ko):
+# those of `make modules` plus any in build/vm-ko/<kver>/ (for modules built
+# elsewhere); static binaries from build/vm-bin/ on PATH (/vmbin), /proc /sys /dev /tmp
 # and debugfs mounted. QEMU runs as (never KVM: guests hang on this host)
 #   qemu-system-x86_64 -accel tcg -cpu max -m MEM -smp N -nographic
 #     -no-reboot -kernel /boot/vmlinuz-V -initrd <per-spec initramfs>
-#     -append "console=ttyS0 panic=-1 quiet slub_debug=FZPU <append:>"
+#     -append "console=ttyS0 panic=-1 quiet slub_debug=FZPU log_buf_len=8M
+#              <append:>"
 #     <qemu:> [-nic none, unless qemu: has -nic/-net/-netdev]
 # and /init raises the console log level, so the serial log has everything.
 #
@@ -78,7 +80,9 @@ os.environ.setdefault('KUNIT_DIR', os.path.join(
 sys.path.insert(0, HERE)
 import ktap  # noqa: E402
 
-BASE_APPEND = 'console=ttyS0 panic=-1 quiet slub_debug=FZPU'
+# log_buf_len: the verdict parses the guest's final dmesg; a big buffer keeps
+# the start of long KTAP runs from being overwritten.
+BASE_APPEND = 'console=ttyS0 panic=-1 quiet slub_debug=FZPU log_buf_len=8M'
 MARK = 'DMAGUARD-VM: '
 TAINT_LETTERS = 'PFSRMBUDAWCIOELKXTN'	# bit n = TAINT_LETTERS[n]
 FATAL = [
@@ -161,6 +165,8 @@ def is_dynamic_elf(path):
 		phoff = int.from_bytes(hdr[32:40], 'little')
 		phentsize = int.from_bytes(hdr[54:56], 'little')
 		phnum = int.from_bytes(hdr[56:58], 'little')
+		if phentsize < 4 or not phnum:		# e.g. relocatable objects
+			return False
 		f.seek(phoff)
 		table = f.read(phentsize * phnum)
 	return any(int.from_bytes(table[i:i + 4], 'little') == 3	# PT_INTERP
@@ -181,7 +187,9 @@ def build_initramfs(spec, args, work):
 	os.symlink('busybox', os.path.join(root, 'bin/sh'))
 	shutil.copy(os.path.join(HERE, 'init'), os.path.join(root, 'init'))
 	os.chmod(os.path.join(root, 'init'), 0o755)
-	for d in args.ko_dir:
+	# Modules built outside the top-level Kbuild for this kernel (other
+	# make targets drop them there) join the --ko-dir ones in /ko.
+	for d in args.ko_dir + [os.path.join(TOP, 'build/vm-ko', args.kver)]:
 		for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
 			if f.endswith('.ko'):
 				shutil.copy(os.path.join(d, f), os.path.join(root, 'ko', f))
@@ -235,7 +243,9 @@ def boot(spec, args, initrd, log):
 def warning_blocks(klog):
 	"""Yield (WARNING: line, lines of its block) of a kernel log."""
 	for i, line in enumerate(klog):
-		if 'WARNING:' not in line or line.startswith(MARK):
+		# WARN*(): "WARNING: CPU: 0 PID: 1 at ..."; lockdep and RCU:
+		# "WARNING: possible ...", "WARNING: suspicious RCU usage".
+		if not line.startswith('WARNING:'):
 			continue
 		start = i
 		for j in range(i - 1, max(-1, i - 40), -1):
@@ -416,4 +426,20 @@ def main():
 
 
 if __name__ == '__main__':
-	sys.exit(main())
+	try:
+		sys.exit(main())
+	except Exception as e:	# never leave a boot without a verdict line
+		import traceback
+		traceback.print_exc()
+		a = sys.argv
+		kver = a[a.index('--kver') + 1] if '--kver' in a else '?'
+		name = a[a.index('--name') + 1] if '--name' in a else '?'
+		out = a[a.index('--out') + 1] if '--out' in a else None
+		line = f'not ok - vm/{kver}/{name} # harness error: {e!r}\n'
+		if out:
+			os.makedirs(os.path.dirname(os.path.join(out, name)),
+				    exist_ok=True)
+			with open(os.path.join(out, name + '.results'), 'w') as f:
+				f.write(line)
+		sys.stdout.write(line)
+		sys.exit(1)
