@@ -13,6 +13,9 @@
 ///    or the reverse). dma_alloc_attrs and dma_alloc_coherent count as one
 ///    family (the latter is the former with no attributes).
 ///
+/// Inside dmaguard's core the same holds for dg_pool_alloc/dg_pool_free
+/// and dg_chunk_mem_alloc/dg_chunk_mem_free.
+///
 /// A block is followed by the text of the expression it was stored in: a
 /// local variable within its function, a global or struct field (ring->buf,
 /// priv->desc[i]) through the file. A free with no allocation of the same
@@ -41,6 +44,9 @@ FAMILY = {
     'dmam_alloc_coherent': 'managed', 'dmam_free_coherent': 'managed',
     # dma_alloc_coherent() is dma_alloc_attrs(..., 0): one family
     'dma_alloc_attrs': 'coherent', 'dma_free_attrs': 'coherent',
+    # inside the dmaguard core
+    'dg_pool_alloc': 'dg_pool', 'dg_pool_free': 'dg_pool',
+    'dg_chunk_mem_alloc': 'dg_chunk', 'dg_chunk_mem_free': 'dg_chunk',
 }
 
 def pretty(t):
@@ -95,7 +101,7 @@ def check_free(fn, pos, v, d):
                 return
 
 @pool_alloc@
-identifier fn =~ "^(dmaguard_pool_alloc|dmaguard_pool_zalloc|dma_pool_alloc|dma_pool_zalloc)$";
+identifier fn =~ "^(dmaguard_pool_alloc|dmaguard_pool_zalloc|dma_pool_alloc|dma_pool_zalloc|dg_pool_alloc)$";
 expression V, P, G, D;
 position p;
 @@
@@ -110,7 +116,7 @@ D << pool_alloc.D;
 record(fn, p, V, D)
 
 @coherent_alloc@
-identifier fn =~ "^(dma_alloc_coherent|dmam_alloc_coherent|dma_alloc_attrs)$";
+identifier fn =~ "^(dma_alloc_coherent|dmam_alloc_coherent|dma_alloc_attrs|dg_chunk_mem_alloc)$";
 expression V, DEV, S, D;
 expression list rest;
 position p;
@@ -126,7 +132,7 @@ D << coherent_alloc.D;
 record(fn, p, V, D)
 
 @pool_free depends on report@
-identifier fn =~ "^(dmaguard_pool_free|dma_pool_free)$";
+identifier fn =~ "^(dmaguard_pool_free|dma_pool_free|dg_pool_free)$";
 expression V, P, D;
 position p;
 @@
@@ -141,7 +147,7 @@ D << pool_free.D;
 check_free(fn, p, V, D)
 
 @coherent_free depends on report@
-identifier fn =~ "^(dma_free_coherent|dmam_free_coherent|dma_free_attrs)$";
+identifier fn =~ "^(dma_free_coherent|dmam_free_coherent|dma_free_attrs|dg_chunk_mem_free)$";
 expression V, DEV, S, D;
 expression list rest;
 position p;

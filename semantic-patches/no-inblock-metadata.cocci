@@ -2,8 +2,9 @@
 /// No kernel metadata in device-visible memory.
 ///
 /// Memory from dmaguard_pool_alloc/zalloc, dma_pool_alloc/zalloc,
-/// dma_alloc_coherent, dmam_alloc_coherent and dma_alloc_attrs can be read
-/// and written by the device at any time. A kernel pointer, list head or
+/// dma_alloc_coherent, dmam_alloc_coherent and dma_alloc_attrs (and, inside
+/// dmaguard's core, dg_chunk_mem_alloc and dg_pool_alloc) can be read and
+/// written by the device at any time. A kernel pointer, list head or
 /// other kernel bookkeeping kept there lets a hostile or buggy device steer
 /// the kernel (mainline dma_pool's in-block free list is the example).
 /// Reported:
@@ -108,7 +109,7 @@ def emit(pos, msg):
 // ---- where DMA memory goes -------------------------------------------
 
 @alloc_local@
-identifier fn =~ "^(dmaguard_pool_alloc|dmaguard_pool_zalloc|dma_pool_alloc|dma_pool_zalloc|dma_alloc_coherent|dmam_alloc_coherent|dma_alloc_attrs)$";
+identifier fn =~ "^(dmaguard_pool_alloc|dmaguard_pool_zalloc|dma_pool_alloc|dma_pool_zalloc|dma_alloc_coherent|dmam_alloc_coherent|dma_alloc_attrs|dg_chunk_mem_alloc|dg_pool_alloc)$";
 local idexpression V;
 position pa;
 @@
@@ -121,7 +122,7 @@ pa << alloc_local.pa;
 remember(pa, V, True)
 
 @alloc_global@
-identifier fn =~ "^(dmaguard_pool_alloc|dmaguard_pool_zalloc|dma_pool_alloc|dma_pool_zalloc|dma_alloc_coherent|dmam_alloc_coherent|dma_alloc_attrs)$";
+identifier fn =~ "^(dmaguard_pool_alloc|dmaguard_pool_zalloc|dma_pool_alloc|dma_pool_zalloc|dma_alloc_coherent|dmam_alloc_coherent|dma_alloc_attrs|dg_chunk_mem_alloc|dg_pool_alloc)$";
 global idexpression G;
 position pa;
 @@
@@ -134,7 +135,7 @@ pa << alloc_global.pa;
 remember(pa, G, False)
 
 @alloc_field@
-identifier fn =~ "^(dmaguard_pool_alloc|dmaguard_pool_zalloc|dma_pool_alloc|dma_pool_zalloc|dma_alloc_coherent|dmam_alloc_coherent|dma_alloc_attrs)$";
+identifier fn =~ "^(dmaguard_pool_alloc|dmaguard_pool_zalloc|dma_pool_alloc|dma_pool_zalloc|dma_alloc_coherent|dmam_alloc_coherent|dma_alloc_attrs|dg_chunk_mem_alloc|dg_pool_alloc)$";
 expression E;
 identifier fld;
 position pa;
@@ -152,7 +153,7 @@ pa << alloc_field.pa;
 dma_exprs.append((pa[0].file, 'field', str(fld), None, False))
 
 @alloc_index@
-identifier fn =~ "^(dmaguard_pool_alloc|dmaguard_pool_zalloc|dma_pool_alloc|dma_pool_zalloc|dma_alloc_coherent|dmam_alloc_coherent|dma_alloc_attrs)$";
+identifier fn =~ "^(dmaguard_pool_alloc|dmaguard_pool_zalloc|dma_pool_alloc|dma_pool_zalloc|dma_alloc_coherent|dmam_alloc_coherent|dma_alloc_attrs|dg_chunk_mem_alloc|dg_pool_alloc)$";
 expression E, I;
 position pa;
 @@
@@ -216,7 +217,7 @@ ptr_structs.add((ps[0].file, "struct " + str(S)))
 // ---- reports ------------------------------------------------------------
 
 @typed_alloc depends on report@
-identifier fn =~ "^(dmaguard_pool_alloc|dmaguard_pool_zalloc|dma_pool_alloc|dma_pool_zalloc|dma_alloc_coherent|dmam_alloc_coherent|dma_alloc_attrs)$";
+identifier fn =~ "^(dmaguard_pool_alloc|dmaguard_pool_zalloc|dma_pool_alloc|dma_pool_zalloc|dma_alloc_coherent|dmam_alloc_coherent|dma_alloc_attrs|dg_chunk_mem_alloc|dg_pool_alloc)$";
 type T;
 T *E;
 position pa;

@@ -43,12 +43,27 @@ SPATCH=(spatch --very-quiet --no-show-diff -j "$jobs"
 	-I abi/include -I c-core -I c-core/platform/kernel)
 
 # Run one rule in report mode over files; print "path:line: message" lines.
+# spatch's exit status goes to $out/<rule>.rc, its stderr to <rule>.err.
 report() {
-	local rule=$1
+	local rule=$1 rc
 	shift
 	"${SPATCH[@]}" -D report --sp-file "$rules_dir/$rule.cocci" "$@" \
-		2> "$out/$rule.err" |
-		grep -E "^[^ :]+:[0-9]+:[0-9]+: $rule: " | sort -t: -k1,1 -k2,2n
+		> "$out/$rule.out" 2> "$out/$rule.err"
+	rc=$?
+	echo $rc > "$out/$rule.rc"
+	grep -E "^[^ :]+:[0-9]+:[0-9]+: $rule: " "$out/$rule.out" |
+		sort -t: -k1,1 -k2,2n
+}
+
+# Did the last report() of the rule fail? Then say why on stderr.
+spatch_failed() {
+	local rule=$1
+	if [ "$(cat "$out/$rule.rc" 2>/dev/null)" != 0 ] ||
+	   grep -qE 'Error|error|exception|Failure|failure|parse error' "$out/$rule.err"; then
+		cat "$out/$rule.err" >&2
+		return 0
+	fi
+	return 1
 }
 
 files_in() {
@@ -99,8 +114,7 @@ for rule in "${rules[@]}"; do
 			left+=("$line")
 		fi
 	done <<<"$got"
-	if [ -s "$out/$rule.err" ] && grep -qiE 'error|exception|failure' "$out/$rule.err"; then
-		cat "$out/$rule.err" >&2
+	if spatch_failed "$rule"; then
 		notok "cocci $rule: tree: spatch failed"
 	elif [ ${#left[@]} -eq 0 ]; then
 		ok "cocci $rule: tree: 0 reports in ${#tree[@]} files ($excused excused)"
@@ -114,6 +128,10 @@ done
 mapfile -t fixture_files < <(files_in "$fixtures/*.c")
 for rule in "${rules[@]}"; do
 	got=$(report "$rule" "${fixture_files[@]}")
+	if spatch_failed "$rule"; then
+		notok "cocci $rule: fixtures: spatch failed"
+		continue
+	fi
 	for fx in "${fixture_files[@]}"; do
 		expected=${fx%.c}.expected
 		if [ ! -f "$expected" ]; then
