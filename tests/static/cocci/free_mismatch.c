@@ -94,3 +94,14 @@ static void fixture_clean(struct device *dev, struct dmaguard_pool *pool)
 	if (b)
 		dmaguard_pool_free(pool, b, b_dma);
 }
+
+/* 6: inside the core: blocks of the core pool, handles crossed */
+static void fixture_core(struct dg_pool *pool)
+{
+	dma_addr_t x_dma, y_dma;
+	void *x = dg_pool_alloc(pool, GFP_KERNEL, &x_dma);
+	void *y = dg_pool_alloc(pool, GFP_KERNEL, &y_dma);
+
+	dg_pool_free(pool, x, x_dma);
+	dg_pool_free(pool, y, x_dma);
+}

@@ -133,6 +133,17 @@ static void fixture_array(struct dma_pool *pool, void **bufs, dma_addr_t *dma)
 	bufs[0] = NULL;
 }
 
+/* 8: inside the core: a chunk that links to its descriptor */
+static void *fixture_core_chunk(void *dev, size_t size, void *desc)
+{
+	dma_addr_t dma;
+	void *mem = dg_chunk_mem_alloc(dev, size, &dma, GFP_KERNEL);
+
+	if (mem)
+		*(void **)mem = desc;
+	return mem;
+}
+
 /* Same names, other memory: nothing to report below. */
 static void fixture_clean(struct sk_buff *skb)
 {
