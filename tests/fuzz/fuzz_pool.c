@@ -150,6 +150,10 @@ static void snapshot(struct slot *s)
 }
 
 /* The hostile device: overwrite all of every chunk with the pattern. */
+/* Chunks the device wrote last time (the pattern), for verify_untouched(). */
+static unsigned char *scribbled[NPOOLS * MODEL_MAX_CHUNKS];
+static unsigned int nscribbled;
+
 NOCOV static void scribble_cb(void *arg, void __dma *mem, size_t len,
 			dma_addr_t dma)
 {
@@ -158,6 +162,8 @@ NOCOV static void scribble_cb(void *arg, void __dma *mem, size_t len,
 
 	(void)arg;
 	(void)dma;
+	if (nscribbled < NPOOLS * MODEL_MAX_CHUNKS)
+		scribbled[nscribbled++] = p;
 	for (off = 0; off < len; off += n) {
 		n = len - off < PATTERN_SIZE ? len - off : PATTERN_SIZE;
 		memcpy(p + off, pattern, n);
@@ -229,9 +235,138 @@ NOCOV static void scribble_mode(uint8_t mode)
 		memset(pattern, (mode & 0x80) ? 0 : 0xa5, sizeof(pattern));
 		break;
 	}
+	nscribbled = 0;
 	for (k = 0; k < NPOOLS; k++)
 		if (slots[k].pool)
 			dg_pool_for_each_chunk(slots[k].pool, scribble_cb, NULL);
+}
+
+/* Bytes a pool call may have written: the block it handed out or took. */
+struct allowed {
+	const unsigned char *p;
+	size_t n;
+};
+
+static struct model_chunk all_chunks[NPOOLS * MODEL_MAX_CHUNKS];
+static unsigned int nall;
+static const unsigned char zero_page[PATTERN_SIZE];
+
+NOCOV static void collect_cb(void *arg, void __dma *mem, size_t len,
+			     dma_addr_t dma)
+{
+	(void)arg;
+	if (nall < NPOOLS * MODEL_MAX_CHUNKS) {
+		all_chunks[nall].mem = (unsigned char *)mem;
+		all_chunks[nall].len = len;
+		all_chunks[nall].dma = dma;
+		nall++;
+	}
+}
+
+NOCOV static bool was_scribbled(const unsigned char *mem)
+{
+	unsigned int k;
+
+	for (k = 0; k < nscribbled; k++)
+		if (scribbled[k] == mem)
+			return true;
+	return false;
+}
+
+NOCOV static const struct model_chunk *chunk_of(const unsigned char *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < nall; i++)
+		if (p >= all_chunks[i].mem &&
+		    p < all_chunks[i].mem + all_chunks[i].len)
+			return &all_chunks[i];
+	return NULL;
+}
+
+/*
+ * The core's only write to DMA memory is zeroing the block it hands out
+ * or takes back. Everything else must still be what was there before the
+ * call: what the device wrote last (zero in a chunk that arrived during
+ * this operation), or the harness's 0x77 paint in @paint. In @zero (the
+ * block's stride) a byte may also have become 0, and nothing else.
+ */
+NOCOV static void verify_untouched(const struct allowed *paint,
+				   const struct allowed *zero)
+{
+	static const struct allowed none;
+	const struct allowed *r[2];
+	const struct model_chunk *c;
+	unsigned char *saved[2] = { NULL, NULL }, *p, exp;
+	const unsigned char *want, *pat = (const unsigned char *)pattern;
+	uintptr_t pa, pb, za, zb, x;
+	size_t off, j, base;
+	unsigned int i;
+	bool fresh;
+	int k;
+
+	r[0] = paint ? paint : &none;
+	r[1] = zero ? zero : &none;
+	nall = 0;
+	for (k = 0; k < NPOOLS; k++)
+		if (slots[k].pool)
+			dg_pool_for_each_chunk(slots[k].pool, collect_cb, NULL);
+	/* the ranges, byte by byte; then the device's bytes put back there */
+	pa = (uintptr_t)r[0]->p;
+	pb = pa + r[0]->n;
+	za = (uintptr_t)r[1]->p;
+	zb = za + r[1]->n;
+	for (k = 0; k < 2; k++) {
+		p = (unsigned char *)r[k]->p;
+		c = r[k]->n ? chunk_of(p) : NULL;
+		if (!c)
+			continue;
+		CHECK(p + r[k]->n <= c->mem + c->len, "range runs past its chunk");
+		saved[k] = malloc(r[k]->n);
+		CHECK(saved[k], "out of memory");
+		memcpy(saved[k], p, r[k]->n);
+		fresh = !was_scribbled(c->mem);
+		base = (size_t)(p - c->mem);
+		for (j = 0; j < r[k]->n; j++) {
+			x = (uintptr_t)(p + j);
+			exp = x >= pa && x < pb ? 0x77 :
+			      fresh ? 0 : pat[(base + j) % PATTERN_SIZE];
+			CHECK(p[j] == exp || (!p[j] && x >= za && x < zb),
+			      "the pool wrote DMA memory at %p (chunk %p + %zu): %#x, was %#x",
+			      (void *)(p + j), (void *)c->mem, base + j, p[j],
+			      exp);
+		}
+	}
+	for (k = 0; k < 2; k++)
+		if (saved[k]) {
+			p = (unsigned char *)r[k]->p;
+			c = chunk_of(p);
+			fresh = !was_scribbled(c->mem);
+			base = (size_t)(p - c->mem);
+			for (j = 0; j < r[k]->n; j++)
+				p[j] = fresh ? 0 : pat[(base + j) % PATTERN_SIZE];
+		}
+	/* everything else: as the device left it */
+	for (i = 0; i < nall; i++) {
+		c = &all_chunks[i];
+		want = was_scribbled(c->mem) ? (const unsigned char *)pattern :
+					       zero_page;
+		for (off = 0; off < c->len; off += PATTERN_SIZE) {
+			if (!memcmp(c->mem + off, want, PATTERN_SIZE))
+				continue;
+			for (j = 0; j < PATTERN_SIZE; j++)
+				CHECK(c->mem[off + j] == want[j],
+				      "the pool wrote DMA memory at %p (chunk %p + %zu): %#x, device left %#x",
+				      (void *)(c->mem + off + j), (void *)c->mem,
+				      off + j, c->mem[off + j], want[j]);
+		}
+	}
+	/* in reverse: the ranges may overlap */
+	for (k = 1; k >= 0; k--)
+		if (saved[k]) {
+			memcpy((unsigned char *)r[k]->p, saved[k], r[k]->n);
+			free(saved[k]);
+		}
 }
 
 static void scribble(struct input *in)
@@ -446,6 +581,11 @@ static void op_alloc(struct slot *s, struct input *in)
 	    (u64)(st.chunks + 1) * st.chunk_size > POOL_BYTES_CAP && st.chunks)
 		return;
 	v = (unsigned char *)dg_pool_alloc(s->pool, gfp, &dma);
+	{
+		struct allowed z = { v, v ? m->stride : 0 };
+
+		verify_untouched(NULL, &z);
+	}
 	if (!v) {
 		CHECK(armed, "alloc failed without an injected failure");
 		armed = false;
@@ -501,6 +641,12 @@ static void expect_free(struct slot *s, void *v, dma_addr_t dma)
 		memset(p, 0x77, len);
 	}
 	got = dg_pool_free(s->pool, v, dma);
+	{
+		struct allowed pt = { p, len };
+		struct allowed z = { p, got == DG_FREE_OK ? m->stride : 0 };
+
+		verify_untouched(&pt, &z);
+	}
 	if (trace)
 		fprintf(stderr, "  free(%p, %llx) -> %d\n", v,
 			(unsigned long long)dma, got);
@@ -640,6 +786,7 @@ static void op_reclaim(struct slot *s, struct input *in)
 	keep = get8(in) % 4;
 	dg_pool_get_stats(s->pool, &a);
 	n = dg_pool_reclaim(s->pool, min_age, keep);
+	verify_untouched(NULL, NULL);
 	dg_pool_get_stats(s->pool, &b);
 	CHECK(n <= a.chunks_empty, "released %u of %u empty", n,
 	      a.chunks_empty);

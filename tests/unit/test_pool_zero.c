@@ -144,9 +144,66 @@ static void init_on_free_bad_free_writes_nothing(void **state)
 	assert_int_equal(dg_pool_destroy(pool), 0);
 }
 
+/*
+ * The pool's only write to DMA memory is zeroing a block: with every chunk
+ * filled by the "device", a free changes nothing (init_on_free off) and an
+ * allocation changes nothing but zeroes within its own stride.
+ */
+static void writes_only_zero(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	struct dgt_chunks *cs;
+	struct dgt_blk *b, x;
+	size_t n, i, off, stride;
+	unsigned int c;
+
+	assert_non_null(pool);
+	n = 2 * dgt_stats(pool).blocks_per_chunk;
+	stride = dgt_stats(pool).stride;
+	b = calloc(n, sizeof(*b));
+	assert_non_null(b);
+	for (i = 0; i < n; i++)
+		b[i] = dgt_alloc(pool, GFP_KERNEL, r->size, r->align,
+				 r->boundary);
+	cs = dgt_chunks(pool);
+	for (i = 0; i < n; i += 3) {
+		for (c = 0; c < cs->n; c++)
+			memset(cs->c[c].mem, 0xe7, cs->c[c].len);
+		assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+				 DG_FREE_OK);
+		for (c = 0; c < cs->n; c++)
+			assert_true(all(cs->c[c].mem, cs->c[c].len, 0xe7));
+	}
+	for (i = 0; i < n; i += 3) {
+		for (c = 0; c < cs->n; c++)
+			memset(cs->c[c].mem, 0xe7, cs->c[c].len);
+		x = dgt_alloc(pool, GFP_KERNEL | __GFP_ZERO, r->size, r->align,
+			      r->boundary);
+		assert_true(all(x.v, r->size, 0));
+		for (c = 0; c < cs->n; c++)
+			for (off = 0; off < cs->c[c].len; off++) {
+				unsigned char *p = cs->c[c].mem + off;
+
+				if (p >= x.v && p < x.v + stride)
+					assert_true(*p == 0 || *p == 0xe7);
+				else if (*p != 0xe7)
+					fail_msg("alloc wrote chunk byte %zu", off);
+			}
+		b[i] = x;
+	}
+	assert_int_equal(dgt_stats(pool).chunks, cs->n);
+	for (i = 0; i < n; i++)
+		assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+				 DG_FREE_OK);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+	free(cs);
+	free(b);
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[6 * DGT_NR_ROWS];
+	struct CMUnitTest tests[7 * DGT_NR_ROWS];
 
 	DGT_ROW_TESTS(tests, no_init_keeps_dirt, "no_init_keeps_dirt");
 	DGT_ROW_TESTS(tests + DGT_NR_ROWS, no_init_gfp_zero, "no_init_gfp_zero");
@@ -158,6 +215,8 @@ int main(void)
 	DGT_ROW_TESTS(tests + 5 * DGT_NR_ROWS,
 		      init_on_free_bad_free_writes_nothing,
 		      "init_on_free_bad_free");
+	DGT_ROW_TESTS(tests + 6 * DGT_NR_ROWS, writes_only_zero,
+		      "writes_only_zero");
 	return _cmocka_run_group_tests("pool_zero", tests,
 				       sizeof(tests) / sizeof(tests[0]),
 				       NULL, NULL);
