@@ -69,6 +69,11 @@ extract_tools() {
 	want="$tarball $(stat -c %Y "$tarball")"
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
 
+	# Several makes may get here at once: one extracts, the others wait.
+	mkdir -p "$top/build/tools"
+	exec 9>"$top/build/tools/.lock"
+	flock 9
+	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
 	top_dir=$(basename "$tarball" .tar.xz)	# linux-source-6.12
 	echo "deps: extracting kunit.py and checkpatch.pl from $tarball"
 	rm -rf "$dest"
