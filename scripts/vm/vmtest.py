@@ -3,6 +3,16 @@
 #
 # Boot one VM test spec on one kernel and judge it.
 #
+# ADDING A VM TEST: write tests/vm/<name>.vmtest (format below); `make
+# check-vm` boots it on every kernel (try it alone with `make vm-spec
+# SPEC=tests/vm/<name>.vmtest KVER=...`). A test module goes in tests/kmod/
+# (built by `make modules` into $KO); a static guest program goes in
+# build/vm-bin/ from a make target added to VM_DEPS (scripts/mk/vm.mk).
+# ADDING A `make run` REPORT SECTION: a spec in tests/vm/report/ (sections
+# ordered by file name: 00-, 10-, ...) printing "REPORT <text>" lines; it is
+# also an ordinary test of `make check-vm`. Example: tests/vm/report/.
+# Planted-failure examples of every verdict: tests/vm/harness-selftest/.
+#
 # VM TEST SPEC FORMAT (tests/vm/<name>.vmtest, tests/vm/report/<name>.vmtest)
 # --------------------------------------------------------------------------
 # A text file, one directive per line, "key: value". Blank lines and lines
@@ -33,9 +43,10 @@
 #                      programs together) must be printed.
 #
 # Guest environment: modules built for the booted kernel in $KO (= /ko):
-# those of `make modules` plus any in build/vm-ko/<kver>/ (for modules built
-# elsewhere); static binaries from build/vm-bin/ on PATH (/vmbin), /proc /sys /dev /tmp
-# and debugfs mounted. QEMU runs as (never KVM: guests hang on this host)
+# those of `make modules` plus any in build/vm-ko/<kver>/ (modules built
+# elsewhere); static binaries from build/vm-bin/ on PATH (/vmbin); /proc,
+# /sys, /dev, /tmp and debugfs mounted.
+# QEMU runs as (never KVM: guests hang on this host)
 #   qemu-system-x86_64 -accel tcg -cpu max -m MEM -smp N -nographic
 #     -no-reboot -kernel /boot/vmlinuz-V -initrd <per-spec initramfs>
 #     -append "console=ttyS0 panic=-1 quiet slub_debug=FZPU log_buf_len=8M
