@@ -23,6 +23,10 @@ mkdir -p "$(dirname "$results")"
 start=$(date +%s)
 
 mapfile -t kernels < <("$top/scripts/kernels.sh")
+if [ ${#kernels[@]} -eq 0 ]; then
+	echo "not ok - vm: no kernel to boot (scripts/kernels.sh)" >> "$results"
+	exit 1
+fi
 mapfile -t specs < <(vm_specs; vm_specs report)
 selftest_kver=${kernels[-1]}
 selftest=${VM_SELFTEST:-1}
