@@ -28,6 +28,10 @@
 #                     instead of the working tree; the benchmark sources
 #                     (tests/kmod/dmaguard_bench.c, tests/bench/) stay the
 #                     working tree's
+#   BENCH_ICOUNT=1    boot with -icount shift=0: the guest's clock counts
+#                     guest instructions (1 ns each), so "us" become
+#                     thousands of guest instructions: deterministic, and
+#                     blind to how much each instruction costs under TCG
 #   BENCH_SRC=DIR     the same for a directory holding Kbuild, c-core/ and
 #                     abi/ (a candidate patch of the core, say)
 #
@@ -135,6 +139,11 @@ vm_bench() {
 		sed -e "s|\(insmod \$KO/dmaguard\.ko\)|\1 ${BENCH_DG_ARGS:-}|" \
 		    -e "s|\(insmod \$KO/dmaguard_bench\.ko\)|\1 ${BENCH_ARGS:-}|" \
 			"$top/tests/vm/bench/pool.vmtest" > "$spec"
+		if [ "${BENCH_ICOUNT:-0}" = 1 ]; then
+			# Guest clock = guest instructions (1 ns each): a
+			# deterministic count, blind to what each costs in TCG.
+			echo "qemu: -icount shift=0,sleep=off" >> "$spec"
+		fi
 		log=$out/vm/$kver/bench-pool.log
 		echo "  BOOT    $kver (TCG, 1 vCPU; a few minutes on 6.1)" >&2
 		t0=$(date +%s)
