@@ -8,14 +8,6 @@
 #include "dg_pool_conv.h"
 #include "dg_struct_size.h"
 
-_Static_assert(DG_SZ_EINVAL == EINVAL, "errno value");
-_Static_assert(DG_SZ_E2BIG == E2BIG, "errno value");
-_Static_assert(DMAGUARD_POOL_OPTS_SIZE_VER0 <= sizeof(struct dmaguard_pool_opts),
-	       "version 0 of the opts larger than the struct");
-_Static_assert(DMAGUARD_POOL_STATS_SIZE_VER0 <= sizeof(struct dmaguard_pool_stats),
-	       "version 0 of the stats larger than the struct");
-_Static_assert(DG_BAD_NR == 5, "a new kind of bad free needs a stats field");
-
 /**
  * dg_pool_opts_in() - check a caller's pool options, any version
  * @o: this module's copy, filled in on success
@@ -29,6 +21,15 @@ int dg_pool_opts_in(struct dmaguard_pool_opts *o,
 		    const struct dmaguard_pool_opts *caller, const char **why)
 {
 	int ret;
+
+	/* The plain-C helpers' errno values and sizes match this build's. */
+	BUILD_BUG_ON(EINVAL != DG_SZ_EINVAL);
+	BUILD_BUG_ON(E2BIG != DG_SZ_E2BIG);
+	BUILD_BUG_ON(sizeof(*o) < DMAGUARD_POOL_OPTS_SIZE_VER0);
+	BUILD_BUG_ON(sizeof(struct dmaguard_pool_stats) <
+		     DMAGUARD_POOL_STATS_SIZE_VER0);
+	/* A new kind of bad free needs a stats field. */
+	BUILD_BUG_ON(DG_BAD_NR != 5);
 
 	*why = NULL;
 	if (!caller) {

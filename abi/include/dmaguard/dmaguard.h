@@ -39,19 +39,20 @@
 #include <dmaguard/types.h>
 
 #ifdef __KERNEL__
-#include <linux/version.h>
 #include <linux/module.h>
 
 /*
- * A consumer module states DMAGUARD_IMPORT_NS(); without it, loading fails
- * with "module uses symbol ... from namespace DMAGUARD_V1, but does not
- * import it". Namespaces are strings from 6.13 on.
+ * A consumer module states DMAGUARD_IMPORT_NS() once; without it, modpost
+ * refuses to build it and the kernel to load it ("module uses symbol ...
+ * from namespace DMAGUARD_V1, but does not import it").
+ *
+ * MODULE_IMPORT_NS() takes a bare name up to 6.12 and a string from 6.13
+ * on, but both only record the modinfo tag "import_ns=<namespace>", which
+ * modpost and the module loader read. Recording that tag directly is the
+ * same on every kernel: no version test. (The exporting side is version
+ * dependent; DG_EXPORT() in c-core/platform/kernel/dg_kernel.h.)
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#define DMAGUARD_IMPORT_NS()	MODULE_IMPORT_NS("DMAGUARD_V1")
-#else
-#define DMAGUARD_IMPORT_NS()	MODULE_IMPORT_NS(DMAGUARD_V1)
-#endif
+#define DMAGUARD_IMPORT_NS()	MODULE_INFO(import_ns, "DMAGUARD_V1")
 #endif /* __KERNEL__ */
 
 /**

@@ -21,27 +21,20 @@
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#include <linux/build_bug.h>
 #else
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
-typedef unsigned int gfp_t;
-typedef uint64_t dma_addr_t;
+typedef unsigned int __bitwise gfp_t;	/* as in the kernel */
+typedef __UINT64_TYPE__ dma_addr_t;	/* uint64_t, as the core's user build */
 #endif
 
 struct device;
 
-/*
- * Layout pins. __GENKSYMS__ is defined while the kernel computes the
- * MODVERSIONS CRC of an export: the asserts mean nothing to it.
- */
-#if defined(__GENKSYMS__)
-#define DMAGUARD_ASSERT(cond, msg)
-#elif defined(__cplusplus)
+/* Layout pins: static_assert() of <linux/build_bug.h>, C11 or C++. */
 #define DMAGUARD_ASSERT(cond, msg)	static_assert(cond, msg)
-#else
-#define DMAGUARD_ASSERT(cond, msg)	_Static_assert(cond, msg)
-#endif
 
 /* Pin the offset of one member of a public struct. */
 #define DMAGUARD_ASSERT_OFFSET(type, member, off)			\
