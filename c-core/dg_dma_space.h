@@ -27,6 +27,16 @@
 #endif
 #endif
 
+/*
+ * The address of DMA memory as a number, for alignment checks and hash
+ * keys: the one sanctioned way from __dma to an integer (sparse is run
+ * with -Wcast-from-as, so any other cast is reported).
+ */
+static inline unsigned long dg_dma_addr(const void __dma *mem)
+{
+	return (__force unsigned long)mem;
+}
+
 /* Clear a block for its next user; the one write the core makes to it. */
 static inline void dg_dma_zero(void __dma *mem, size_t len)
 {

@@ -134,7 +134,7 @@ static struct dg_chunk *hash_find(struct dg_pool *pool, unsigned long key)
 static unsigned long chunk_key(const struct dg_pool *pool,
 			       const struct dg_chunk *chunk)
 {
-	return (unsigned long)chunk->mem >> pool->chunk_shift;
+	return dg_dma_addr(chunk->mem) >> pool->chunk_shift;
 }
 
 /* Insert without growing; the caller made sure there is room. */
@@ -363,7 +363,7 @@ static struct dg_chunk *chunk_create(struct dg_pool *pool, gfp_t gfp)
 		dg_kfree(chunk);
 		return NULL;
 	}
-	if (((unsigned long)mem | (unsigned long)dma) & (size - 1)) {
+	if ((dg_dma_addr(mem) | (unsigned long)dma) & (size - 1)) {
 		/* The DMA API promised this alignment; do not guess. */
 		dg_err("pool %s: chunk of %lu bytes not aligned to its size, refused",
 		       pool->name, size);
@@ -507,8 +507,11 @@ void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
 			     gfp, dma, flags);
 }
 
-static noinline __cold void pool_report_bad_free(struct dg_pool *pool, enum dg_bad_free bad,
-				 bool first, void __dma *vaddr, dma_addr_t dma)
+static noinline __cold void pool_report_bad_free(struct dg_pool *pool,
+						 enum dg_bad_free bad,
+						 bool first,
+						 void __dma *vaddr,
+						 dma_addr_t dma)
 {
 	if (first)
 		dg_report_first("pool %s: bad free of %p (dma 0x%llx): %s; not applied",
@@ -547,7 +550,7 @@ static noinline struct dg_chunk *pool_find_chunk(struct dg_pool *pool,
 enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 			      dma_addr_t dma)
 {
-	unsigned long key = (unsigned long)vaddr >> pool->chunk_shift;
+	unsigned long key = dg_dma_addr(vaddr) >> pool->chunk_shift;
 	unsigned long flags = 0, off, in, bit;
 	struct dg_chunk *chunk;
 	enum dg_bad_free bad;
@@ -695,7 +698,7 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
 		}
 	}
 	if (live)
-		dg_report_first("pool %s: destroyed with %u blocks in use; %u chunks left allocated",
+		dg_report_first("pool %s: destroyed with %u blocks in use, %u chunks kept",
 				pool->name, live, leaked);
 	dg_kfree(pool->slots);
 	dg_kfree(pool->map_full);

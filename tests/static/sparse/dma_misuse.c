@@ -95,7 +95,7 @@ static char fixture_index(char __dma *blk)
 	return blk[8];
 }
 
-/* Not caught by sparse: a detour through an integer (tests/static/README.md). */
+/* (e) a detour through an integer: caught with -Wcast-from-as. */
 static void fixture_launder(void __dma *blk)
 {
 	*(void **)(unsigned long)blk = &fixture_kmeta;
