@@ -45,18 +45,18 @@ static inline void dg_dma_zero(void __dma *mem, size_t len)
 
 /*
  * The same for small 8-byte aligned blocks: plain stores instead of a call.
- * volatile keeps the compiler from turning the loop back into memset().
+ * WRITE_ONCE keeps the compiler from turning the loop back into memset().
  */
 static inline void dg_dma_zero_words(void __dma *mem, unsigned int words)
 {
-	volatile u64 *p = (volatile u64 __force *)mem;
+	u64 *p = (u64 __force *)mem;
 
 	for (; words >= 2; words -= 2, p += 2) {
-		p[0] = 0;
-		p[1] = 0;
+		WRITE_ONCE(p[0], 0);
+		WRITE_ONCE(p[1], 0);
 	}
 	if (words)
-		p[0] = 0;
+		WRITE_ONCE(p[0], 0);
 }
 
 #endif /* _DMAGUARD_DMA_SPACE_H */

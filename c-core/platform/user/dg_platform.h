@@ -24,6 +24,8 @@ typedef uint64_t u64;
 typedef unsigned int gfp_t;
 typedef uint64_t dma_addr_t;
 
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+
 #include "dg_dma_space.h"
 
 #define GFP_KERNEL		0x01u
