@@ -79,6 +79,44 @@ def undocumented(path, header):
 	return missing
 
 
+PLANTED = """// SPDX-License-Identifier: GPL-2.0
+/**
+ * planted_half() - a parameter and the return value left undocumented
+ * @a: documented
+ */
+int planted_half(int a, int b)
+{
+	return a + b;
+}
+
+int planted_none(int a)
+{
+	return a;
+}
+"""
+
+
+def selftest(kdoc):
+	"""The gate must see a planted missing @b, Return: and kernel-doc block."""
+	import tempfile
+	with tempfile.NamedTemporaryFile('w', suffix='.c', delete=False) as f:
+		f.write(PLANTED)
+	try:
+		r = subprocess.run(['perl', kdoc, '-none', '-Wall', f.name],
+				   capture_output=True, text=True)
+		warns = [ln for ln in r.stderr.splitlines() if 'warning' in ln]
+		miss = undocumented(f.name, False)
+	finally:
+		os.unlink(f.name)
+	got = (any("'b' not described" in w for w in warns) and
+	       any('return value' in w for w in warns) and miss == ['planted_none'])
+	if got:
+		return ('ok - kerneldoc/selftest # planted: missing @b, Return: and '
+			'kernel-doc block all caught')
+	return (f'not ok - kerneldoc/selftest # planted file: {len(warns)} '
+		f'warnings, undocumented {miss}')
+
+
 def main():
 	kdoc = find_kernel_doc()
 	files = sorted(glob.glob(os.path.join(TOP, 'abi/include/dmaguard/*.h')))
@@ -110,6 +148,7 @@ def main():
 				   + ', '.join(miss))
 		else:
 			out.append(f'ok - kerneldoc/{rel}/documented')
+	out.append(selftest(kdoc))
 	print('\n'.join(out))
 	return 0 if all(ln.startswith('ok') for ln in out) else 1
 

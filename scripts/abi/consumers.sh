@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the consumer modules of tests/consumers/ out of tree, for every
+# kernel (scripts/kernels.sh; KVER= for some), the way a driver outside
+# dmaguard builds: its own directory, dmaguard's public headers only
+# (DMAGUARD_INCLUDE), dmaguard's exports through KBUILD_EXTRA_SYMBOLS.
+#
+#   c-driver     example driver, against a copy of the current abi/include
+#   frozen-v1.0  the same driver frozen at v1.0, against the headers frozen
+#                at v1.0 (tests/consumers/frozen-v1.0/include), never
+#                updated: the current module must keep serving it
+#   no-import    forgets DMAGUARD_IMPORT_NS(): modpost must refuse it; then
+#                built with KBUILD_NSDEPS=1 so the VM can show the kernel
+#                refusing to load it
+#
+# Each .ko goes next to that kernel's dmaguard.ko, where the VM harness
+# takes the guest's $KO from: build/kernel/<kver>/main/ko/, and also
+# build/kernel/<kver>/main/src/.consumers/, because scripts/build-modules.sh
+# refills ko/ with every .ko under src/ on each build (check-vm builds after
+# its VM_DEPS). The specs tests/vm/consumer-*.vmtest load $KO/<module>.ko.
+# Prints one result line per build:
+#   ok - abi/consumers/<kver>/<consumer>
+# --keep-going: exit 0 even if a build failed (as a VM dependency: the
+# specs then fail on the missing module, the other specs still run).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+work=$top/build/consumers
+keep=0
+[ "${1:-}" = build ] && shift
+[ "${1:-}" = --keep-going ] && keep=1
+rc=0
+mkdir -p "$work"
+
+result() {
+	echo "$1"
+	case $1 in not\ ok*) rc=1 ;; esac
+}
+
+# kbuild KVER DIR INCLUDE SYMVERS [VAR=VALUE...]
+kbuild() {
+	local kver=$1 dir=$2 inc=$3 sym=$4
+	shift 4
+	make -s -C "/lib/modules/$kver/build" M="$dir" DMAGUARD_INCLUDE="$inc" \
+		KBUILD_EXTRA_SYMBOLS="$sym" "$@" modules 2>&1 |
+		grep -v '^Skipping BTF generation for .* unavailability of vmlinux$'
+	return "${PIPESTATUS[0]}"
+}
+
+# install_ko KVER FILE...: put each module (a path: copy it; a bare name:
+# remove it) into that kernel's ko/ and src/.consumers/, under the lock
+# scripts/build-modules.sh holds while it refills ko/, each replaced
+# atomically.
+install_ko() {
+	local kver=$1 out f k
+	shift
+	out=$top/build/kernel/$kver/main
+	mkdir -p "$out/ko" "$out/src/.consumers"
+	(
+		flock 9
+		for f in "$@"; do
+			for k in "$out/ko" "$out/src/.consumers"; do
+				if [ -f "$f" ]; then
+					cp "$f" "$k/.$(basename "$f").tmp" &&
+						mv -f "$k/.$(basename "$f").tmp" "$k/$(basename "$f")"
+				else
+					rm -f "$k/$f"
+				fi
+			done
+		done
+	) 9>"$out/.lock"
+}
+
+# The include directory a consumer sees: a copy, so nothing but the
+# public headers is reachable from it.
+inc=$work/include
+rm -rf "$inc"
+mkdir -p "$inc"
+cp -r "$top/abi/include/dmaguard" "$inc/"
+
+for kver in $("$top/scripts/kernels.sh"); do
+	if ! KVER=$kver "$top/scripts/build-modules.sh" >&2; then
+		for c in c-driver frozen-v1.0 no-import; do
+			result "not ok - abi/consumers/$kver/$c # dmaguard.ko did not build"
+		done
+		continue
+	fi
+	sym=$top/build/kernel/$kver/main/src/Module.symvers
+	for c in c-driver frozen-v1.0 no-import; do
+		d=$work/$kver/$c
+		rm -rf "$d"
+		mkdir -p "$d"
+		find "$top/tests/consumers/$c" -maxdepth 1 -type f -exec cp {} "$d/" \;
+		i=$inc
+		[ "$c" = frozen-v1.0 ] && i=$top/tests/consumers/frozen-v1.0/include
+		extra=()
+		if [ "$c" = no-import ]; then
+			if kbuild "$kver" "$d" "$i" "$sym" > "$d/strict.log" 2>&1; then
+				result "not ok - abi/consumers/$kver/no-import-modpost # modpost accepted a consumer without DMAGUARD_IMPORT_NS()"
+			elif grep -q 'uses symbol .* from namespace DMAGUARD_V1, but does not import it' "$d/strict.log"; then
+				result "ok - abi/consumers/$kver/no-import-modpost # refused: $(grep -m1 -o 'module .* but does not import it' "$d/strict.log")"
+			else
+				cat "$d/strict.log" >&2
+				result "not ok - abi/consumers/$kver/no-import-modpost # build failed for another reason"
+			fi
+			extra=(KBUILD_NSDEPS=1)
+		fi
+		if kbuild "$kver" "$d" "$i" "$sym" "${extra[@]}" > "$d/build.log" 2>&1 &&
+		   ls "$d"/*.ko >/dev/null 2>&1; then
+			install_ko "$kver" "$d"/*.ko
+			result "ok - abi/consumers/$kver/$c"
+		else
+			cat "$d/build.log" >&2
+			# No stale module of an earlier build may stand in for it.
+			install_ko "$kver" $(sed -n 's/^obj-m *+= *\(.*\)\.o$/\1.ko/p' "$d/Kbuild")
+			result "not ok - abi/consumers/$kver/$c # build failed (see $d/build.log)"
+		fi
+	done
+done
+[ "$keep" = 1 ] && exit 0
+exit $rc

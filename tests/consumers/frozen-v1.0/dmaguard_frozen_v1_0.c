@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Example consumer of dmaguard: an out-of-tree driver that uses nothing of
+ * dmaguard but its public headers (<dmaguard/dmaguard.h>) and the exports
+ * listed in dmaguard's Module.symvers (KBUILD_EXTRA_SYMBOLS).
+ *
+ * It plays the driver of an imaginary DMA engine whose descriptors are
+ * 32-byte, 32-aligned records chained into a ring by bus address, the
+ * usual dma_pool use: it creates a descriptor pool, fills a ring, checks
+ * what the pool promises (alignment, no block crosses 4 KiB, no overlap,
+ * zeroing), reads the pool's statistics, and frees everything. Each step
+ * is one KTAP case on the console.
+ *
+ * Pinning user buffers needs the pin cache, which is not part of the v1.0
+ * interface yet: this example does not pin.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/platform_device.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/spinlock.h>
+#include <dmaguard/dmaguard.h>
+
+DMAGUARD_IMPORT_NS();
+
+#define EX_RING		512
+#define EX_BOUNDARY	4096
+
+/* One descriptor of the imaginary engine, as the device reads it. */
+struct ex_desc {
+	__le64 next;		/* bus address of the next descriptor */
+	__le64 buf;		/* bus address of the data buffer */
+	__le32 len;
+	__le32 flags;
+	__le64 cookie;
+};
+
+struct ex_slot {
+	struct ex_desc *d;
+	dma_addr_t dma;
+};
+
+static struct platform_device *ex_pdev;
+static struct dmaguard_pool *ex_pool;
+static struct ex_slot *ex_ring;
+static unsigned int ex_case, ex_failed;
+
+static void ex_result(bool ok, const char *name)
+{
+	ex_case++;
+	if (!ok)
+		ex_failed++;
+	pr_info("%sok %u %s\n", ok ? "" : "not ", ex_case, name);
+}
+
+static bool ex_check(bool ok, const char *what, const char *fn, int line)
+{
+	if (!ok)
+		pr_info("# %s:%d: failed: %s\n", fn, line, what);
+	return ok;
+}
+
+/* True if @cond holds; says which check failed otherwise. */
+#define EX_OK(cond)	ex_check(cond, #cond, __func__, __LINE__)
+
+static bool ex_version(void)
+{
+	unsigned int v = dmaguard_version();
+
+	pr_info("# module version %u.%u, built against %u.%u\n", v >> 16,
+		v & 0xffff, DMAGUARD_VERSION_MAJOR, DMAGUARD_VERSION_MINOR);
+	if (!EX_OK(v >> 16 == DMAGUARD_VERSION_MAJOR))
+		return false;
+	if (!EX_OK((v & 0xffff) >= DMAGUARD_VERSION_MINOR))
+		return false;
+	return true;
+}
+
+static int ex_cmp_dma(const void *a, const void *b)
+{
+	const struct ex_slot *x = a, *y = b;
+
+	return x->dma < y->dma ? -1 : x->dma > y->dma;
+}
+
+static bool ex_ring_alloc(void)
+{
+	struct ex_slot *sorted;
+	unsigned int i;
+	bool ok = false;
+
+	ex_pool = dmaguard_pool_create("ex-desc", &ex_pdev->dev,
+				       sizeof(struct ex_desc),
+				       sizeof(struct ex_desc), EX_BOUNDARY);
+	if (!EX_OK(ex_pool))
+		return false;
+	for (i = 0; i < EX_RING; i++) {
+		struct ex_slot *s = &ex_ring[i];
+
+		s->d = dmaguard_pool_alloc(ex_pool, GFP_KERNEL, &s->dma);
+		if (!EX_OK(s->d))
+			return false;
+		if (!EX_OK(IS_ALIGNED(s->dma, sizeof(struct ex_desc))))
+			return false;
+		if (!EX_OK(IS_ALIGNED((unsigned long)s->d, sizeof(struct ex_desc))))
+			return false;
+		if (!EX_OK(s->dma / EX_BOUNDARY ==
+			   (s->dma + sizeof(struct ex_desc) - 1) / EX_BOUNDARY))
+			return false;
+	}
+	/* Chain the ring the way the device will follow it. */
+	for (i = 0; i < EX_RING; i++) {
+		struct ex_desc *d = ex_ring[i].d;
+
+		d->next = cpu_to_le64(ex_ring[(i + 1) % EX_RING].dma);
+		d->buf = 0;
+		d->len = cpu_to_le32(i);
+		d->flags = 0;
+		d->cookie = cpu_to_le64(0xd0000000ull + i);
+	}
+	/* No two descriptors overlap, and every record kept its contents. */
+	sorted = kmemdup(ex_ring, sizeof(*ex_ring) * EX_RING, GFP_KERNEL);
+	if (!EX_OK(sorted))
+		return false;
+	sort(sorted, EX_RING, sizeof(*sorted), ex_cmp_dma, NULL);
+	for (i = 1; i < EX_RING; i++)
+		if (sorted[i].dma - sorted[i - 1].dma < sizeof(struct ex_desc))
+			goto out;
+	for (i = 0; i < EX_RING; i++) {
+		struct ex_desc *d = ex_ring[i].d;
+
+		if (le64_to_cpu(d->next) != ex_ring[(i + 1) % EX_RING].dma ||
+		    le32_to_cpu(d->len) != i ||
+		    le64_to_cpu(d->cookie) != 0xd0000000ull + i)
+			goto out;
+	}
+	ok = true;
+out:
+	if (!ok)
+		pr_info("# descriptor %u overlaps or lost its contents\n", i);
+	kfree(sorted);
+	return ok;
+}
+
+static bool ex_stats(unsigned long long in_use)
+{
+	DMAGUARD_OPTS(dmaguard_pool_stats, st);
+
+	if (!EX_OK(dmaguard_pool_get_stats(ex_pool, &st) == 0))
+		return false;
+	pr_info("# stats: block %u stride %u chunk %u, %llu/%llu blocks in %u chunks, %llu bytes out of line\n",
+		st.block_size, st.stride, st.chunk_size, st.blocks_in_use,
+		st.blocks_total, st.chunks, st.meta_bytes);
+	if (!EX_OK(st.sz == sizeof(st)))
+		return false;
+	if (!EX_OK(st.block_size == sizeof(struct ex_desc)))
+		return false;
+	if (!EX_OK(st.stride == sizeof(struct ex_desc)))
+		return false;
+	if (!EX_OK(st.blocks_in_use == in_use))
+		return false;
+	if (!EX_OK(st.blocks_total >= in_use))
+		return false;
+	if (!EX_OK(st.bad_free_foreign + st.bad_free_misaligned +
+		   st.bad_free_dma + st.bad_free_double == 0))
+		return false;
+	return true;
+}
+
+static bool ex_ring_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < EX_RING; i++)
+		dmaguard_pool_free(ex_pool, ex_ring[i].d, ex_ring[i].dma);
+	return ex_stats(0);
+}
+
+/* The extensible form, and zeroing of reused blocks. */
+static bool ex_opts_zalloc(void)
+{
+	DMAGUARD_OPTS(dmaguard_pool_opts, o, .name = "ex-cmd", .size = 200,
+		      .align = 64, .boundary = 0);
+	struct dmaguard_pool *pool;
+	dma_addr_t dma;
+	unsigned char *p;
+	unsigned int i;
+	bool zero = true;
+
+	pool = dmaguard_pool_create_opts(&ex_pdev->dev, &o);
+	if (!EX_OK(!IS_ERR_OR_NULL(pool)))
+		return false;
+	p = dmaguard_pool_alloc(pool, GFP_KERNEL, &dma);
+	if (p) {
+		memset(p, 0xa5, 200);
+		dmaguard_pool_free(pool, p, dma);
+		p = dmaguard_pool_zalloc(pool, GFP_KERNEL, &dma);
+	}
+	if (p) {
+		for (i = 0; i < 200; i++)
+			zero &= !p[i];
+		dmaguard_pool_free(pool, p, dma);
+	}
+	dmaguard_pool_destroy(pool);
+	if (!EX_OK(p))
+		return false;
+	if (!EX_OK(IS_ALIGNED(dma, 64)))
+		return false;
+	if (!EX_OK(zero))
+		return false;
+	return true;
+}
+
+/* Descriptors are refilled from interrupt handlers: GFP_ATOMIC, irqs off. */
+static bool ex_atomic(void)
+{
+	static DEFINE_SPINLOCK(lock);
+	struct ex_slot s[8];
+	unsigned long flags;
+	unsigned int i, got = 0;
+
+	spin_lock_irqsave(&lock, flags);
+	for (i = 0; i < ARRAY_SIZE(s); i++) {
+		s[i].d = dmaguard_pool_alloc(ex_pool, GFP_ATOMIC, &s[i].dma);
+		got += !!s[i].d;
+	}
+	for (i = 0; i < ARRAY_SIZE(s); i++)
+		if (s[i].d)
+			dmaguard_pool_free(ex_pool, s[i].d, s[i].dma);
+	spin_unlock_irqrestore(&lock, flags);
+	if (!EX_OK(got == ARRAY_SIZE(s)))
+		return false;
+	return ex_stats(EX_RING);	/* the ring is still out */
+}
+
+/* The size rules as a caller sees them through the exported calls. */
+static bool ex_size_rules(void)
+{
+	struct {
+		struct dmaguard_pool_opts o;
+		__aligned_u64 future;
+	} big = { .o = { .sz = sizeof(big), .name = "ex-big", .size = 16 } };
+	struct {
+		struct dmaguard_pool_stats st;
+		__aligned_u64 future[2];
+	} bigst = { .st = { .sz = sizeof(bigst) } };
+	DMAGUARD_OPTS(dmaguard_pool_opts, small, .name = "ex-small", .size = 16);
+	struct dmaguard_pool *pool;
+
+	/* A newer caller whose extra field is zero: accepted. */
+	pool = dmaguard_pool_create_opts(&ex_pdev->dev, &big.o);
+	if (!EX_OK(!IS_ERR_OR_NULL(pool)))
+		return false;
+	if (!EX_OK(dmaguard_pool_get_stats(pool, &bigst.st) == 0))
+		return false;
+	if (!EX_OK(bigst.st.block_size == 16 && !bigst.future[0] && !bigst.future[1]))
+		return false;
+	bigst.future[1] = 1;
+	if (!EX_OK(dmaguard_pool_get_stats(pool, &bigst.st) == -E2BIG))
+		return false;
+	dmaguard_pool_destroy(pool);
+
+	/* ... and non-zero: refused with -E2BIG. */
+	big.future = 1;
+	if (!EX_OK(PTR_ERR(dmaguard_pool_create_opts(&ex_pdev->dev, &big.o)) == -E2BIG))
+		return false;
+
+	/* Smaller than the first version: -EINVAL. */
+	small.sz = DMAGUARD_POOL_OPTS_SIZE_VER0 - 8;
+	if (!EX_OK(PTR_ERR(dmaguard_pool_create_opts(&ex_pdev->dev, &small)) == -EINVAL))
+		return false;
+	if (!EX_OK(PTR_ERR(dmaguard_pool_create_opts(&ex_pdev->dev, NULL)) == -EINVAL))
+		return false;
+	return true;
+}
+
+static int __init ex_init(void)
+{
+	int ret;
+
+	pr_info("KTAP version 1\n");
+	pr_info("1..7\n");
+	ex_ring = kcalloc(EX_RING, sizeof(*ex_ring), GFP_KERNEL);
+	if (!ex_ring)
+		return -ENOMEM;
+	ex_pdev = platform_device_register_simple(KBUILD_MODNAME,
+						  PLATFORM_DEVID_AUTO, NULL, 0);
+	if (IS_ERR(ex_pdev)) {
+		kfree(ex_ring);
+		return PTR_ERR(ex_pdev);
+	}
+	ret = dma_coerce_mask_and_coherent(&ex_pdev->dev, DMA_BIT_MASK(64));
+	if (ret) {
+		platform_device_unregister(ex_pdev);
+		kfree(ex_ring);
+		return ret;
+	}
+	ex_result(ex_version(), "version");
+	ex_result(ex_ring_alloc(), "ring_alloc");
+	ex_result(ex_pool && ex_stats(EX_RING), "stats");
+	ex_result(ex_pool && ex_atomic(), "atomic");
+	ex_result(ex_pool && ex_ring_free(), "ring_free");
+	ex_result(ex_opts_zalloc(), "opts_zalloc");
+	ex_result(ex_size_rules(), "size_rules");
+	pr_info("# %u of %u cases failed\n", ex_failed, ex_case);
+	return 0;
+}
+
+static void __exit ex_exit(void)
+{
+	dmaguard_pool_destroy(ex_pool);
+	platform_device_unregister(ex_pdev);
+	kfree(ex_ring);
+}
+
+module_init(ex_init);
+module_exit(ex_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Example out-of-tree consumer of the dmaguard v1 ABI (KTAP)");
