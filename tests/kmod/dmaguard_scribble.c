@@ -48,11 +48,18 @@
  * addresses that match) before dma_pool_destroy(). If anything is not as
  * expected, the pool is leaked instead (never destroyed, nothing freed).
  *
+ * Part 3, the same with a real device: QEMU's edu PCI device (when the VM
+ * has one) DMA-writes the forged pointer into the kernel pool's free
+ * block, and DMA-overwrites dmaguard's chunks while the pool keeps
+ * allocating and freeing (see the part 3 comment).
+ *
  * Machine-readable lines, for `make run`:
  *   REPORT scribble kernel=K allocator=dma_pool forged_alloc_returned_decoy=yes|no
  *   REPORT scribble kernel=K allocator=dma_pool freelist=... (details)
  *   REPORT scribble kernel=K allocator=dmaguard ops=N scribbles=N
  *          outside_chunk=N duplicate=N decoy=N
+ *   and, with the edu device, the first and the last with device=edu
+ *   after the allocator (the last ending in ops_during_dma=N).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
