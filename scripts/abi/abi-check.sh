@@ -5,7 +5,8 @@
 # baseline in abi/baseline/ and fail on any incompatible change. Prints one
 # result line per rule ("ok - abi/..." / "not ok - abi/... # why"):
 #
-#   abi/headers/<h>     each public header compiles on its own (userspace)
+#   abi/headers/<h>     each public header compiles on its own (userspace,
+#                       gcc; the umbrella header also with clang and g++)
 #   abi/functions       declared functions: none removed, signatures equal
 #   abi/structs         public struct layouts (scripts/abi/abi.py: append
 #                       only to size-carrying structs, reserved fields reusable)
@@ -73,6 +74,19 @@ for h in "$inc"/dmaguard/*.h; do
 	else
 		echo "$msg" >&2
 		line "not ok - abi/headers/$hn # does not compile on its own"
+	fi
+done
+
+# The umbrella header as bindgen (clang) and a C++ translation unit see it.
+for tool in "clang -std=gnu11 -x c" "g++ -x c++"; do
+	command -v "${tool%% *}" >/dev/null || continue
+	# shellcheck disable=SC2086
+	if msg=$(echo '#include <dmaguard/dmaguard.h>' |
+		 $tool -Wall -Wextra -Werror -I"$inc" -fsyntax-only - 2>&1); then
+		line "ok - abi/headers/dmaguard.h-${tool%% *}"
+	else
+		echo "$msg" >&2
+		line "not ok - abi/headers/dmaguard.h-${tool%% *} # does not compile"
 	fi
 done
 

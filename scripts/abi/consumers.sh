@@ -32,6 +32,10 @@ keep=0
 [ "${1:-}" = --keep-going ] && keep=1
 rc=0
 mkdir -p "$work"
+# One consumer build at a time in this tree (check-abi and every check-vm's
+# VM_DEPS run this script).
+exec 8>"$work/.lock"
+flock -n 8 || { echo "consumers: waiting for another consumer build..." >&2; flock 8; }
 
 result() {
 	echo "$1"
