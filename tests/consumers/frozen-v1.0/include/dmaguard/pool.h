@@ -25,7 +25,15 @@ struct dmaguard_pool;
 /* Every flag this version knows; any other bit is refused (-EINVAL). */
 #define DMAGUARD_POOL_F_ALL		0x00000001u
 
-#ifndef __GENKSYMS__	/* the layout is not part of the symbol CRCs */
+/*
+ * The size-carrying structs are hidden from genksyms (__GENKSYMS__ is only
+ * defined while the kernel computes MODVERSIONS CRCs), so that appending a
+ * field does not change the CRC of the calls taking them: a consumer built
+ * against an older Module.symvers keeps loading, and "sz" tells the module
+ * which version of the struct it got. Their layout is guarded by the
+ * asserts below and by `make abi-check` instead.
+ */
+#ifndef __GENKSYMS__
 /**
  * struct dmaguard_pool_opts - how to create a pool (size-carrying)
  * @sz: sizeof(struct dmaguard_pool_opts) as the caller was compiled;
