@@ -145,7 +145,7 @@ vm_bench() {
 			echo "qemu: -icount shift=0,sleep=off" >> "$spec"
 		fi
 		log=$out/vm/$kver/bench-pool.log
-		echo "  BOOT    $kver (TCG, 1 vCPU; a few minutes on 6.1)" >&2
+		echo "  BOOT    $kver (TCG, 1 vCPU, 1 GiB)" >&2
 		t0=$(date +%s)
 		if ! python3 "$top/scripts/vm/vmtest.py" --kver "$kver" \
 			--name bench-pool --out "$out/vm/$kver" --ko-dir "$ko" \
