@@ -37,5 +37,5 @@ $(UNIT_TSAN_BIN): tests/unit/test_pool_threads.c $(UNIT_CORE_SRCS) $(UNIT_HDRS)
 check-unit: $(UNIT_BINS) $(UNIT_TSAN_BIN)
 	@mkdir -p $(RESULTS)
 	@echo "unit: $(words $(UNIT_BINS)) programs (ASan+UBSan), 1 (TSan)"
-	@TSAN_OPTIONS="halt_on_error=1 suppressions=$(TOP)/tests/unit/tsan.supp" \
+	@TSAN_OPTIONS="halt_on_error=1" \
 		tests/unit/run.sh $(RESULTS)/unit $(UNIT_BINS) $(UNIT_TSAN_BIN)

@@ -30,9 +30,16 @@ void dg_user_fail_nth_alloc(unsigned long nth)
 	fail_at = nth;
 }
 
+/* Counters are atomic: pool_grow() allocates without the pool lock. */
+static void count(long *c, long d)
+{
+	__atomic_fetch_add(c, d, __ATOMIC_RELAXED);
+}
+
 static bool should_fail(void)
 {
-	return fail_at && ++alloc_calls == fail_at;
+	return fail_at &&
+	       __atomic_add_fetch(&alloc_calls, 1, __ATOMIC_RELAXED) == fail_at;
 }
 
 void *dg_kzalloc_node(size_t size, gfp_t gfp, int node)
@@ -45,14 +52,14 @@ void *dg_kzalloc_node(size_t size, gfp_t gfp, int node)
 		return NULL;
 	p = calloc(1, size);
 	if (p)
-		dg_user_count.meta_live++;
+		count(&dg_user_count.meta_live, 1);
 	return p;
 }
 
 void dg_kfree(void *p)
 {
 	if (p)
-		dg_user_count.meta_live--;
+		count(&dg_user_count.meta_live, -1);
 	free(p);
 }
 
@@ -75,8 +82,8 @@ void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
 		return NULL;
 	memset(p, 0, size);	/* dma_alloc_coherent() zeroes too */
 	*dma = (dma_addr_t)(uintptr_t)p + DG_USER_DMA_OFFSET;
-	dg_user_count.chunks_live++;
-	dg_user_count.chunk_bytes_live += size;
+	count(&dg_user_count.chunks_live, 1);
+	count(&dg_user_count.chunk_bytes_live, (long)size);
 	return (void __dma __force *)p;
 }
 
@@ -88,7 +95,7 @@ void dg_chunk_mem_free(void *dev, size_t size, void __dma *mem,
 		fprintf(stderr, "dg_chunk_mem_free: dma does not match\n");
 		abort();
 	}
-	dg_user_count.chunks_live--;
-	dg_user_count.chunk_bytes_live -= size;
+	count(&dg_user_count.chunks_live, -1);
+	count(&dg_user_count.chunk_bytes_live, -(long)size);
 	free((void __force *)mem);
 }
