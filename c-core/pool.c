@@ -612,6 +612,34 @@ bad:
 	return bad;
 }
 
+/* After a reclaim: halve the chunk table while it is at most 1/8 full. */
+static void pool_shrink_hash(struct dg_pool *pool)
+{
+	struct dg_hslot *slots;
+	unsigned long flags = 0;
+	u32 n;
+
+	dg_lock_irqsave(&pool->lock, flags);
+	n = pool->hmask + 1;
+	while (n > DG_HASH_MIN_SLOTS && pool->hused * 8 <= n / 2)
+		n /= 2;
+	dg_unlock_irqrestore(&pool->lock, flags);
+	if (n == pool->hmask + 1)
+		return;
+
+	slots = dg_kzalloc_node(n * sizeof(*slots), GFP_KERNEL, pool->node);
+	if (!slots)
+		return;
+	dg_lock_irqsave(&pool->lock, flags);
+	/* Chunks may have been added meanwhile: still at most half full? */
+	if (n < pool->hmask + 1 && (pool->hused + 1) * 2 <= n) {
+		hash_resize(pool, slots, n);
+		slots = NULL;
+	}
+	dg_unlock_irqrestore(&pool->lock, flags);
+	dg_kfree(slots);
+}
+
 /**
  * dg_pool_reclaim() - give chunks that stayed empty back to the system
  * @pool: the pool
@@ -667,6 +695,8 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 		chunk_destroy(pool, chunk);
 		n++;
 	}
+	if (n)
+		pool_shrink_hash(pool);
 	return n;
 }
 
