@@ -81,6 +81,8 @@ struct dg_pool {
 	u32 seg_shift;		/* log2 of the segment size */
 	u32 seg_bits;		/* bit number = segment << seg_bits | slot */
 	u32 slot_mask;		/* (1 << seg_bits) - 1 */
+	/* >0: power-of-two stride, no segments; offset = index << this. */
+	u32 stride_shift;
 	unsigned long seg_mask;	/* segment size - 1 */
 	u32 blocks_per_seg;
 	u32 blocks_per_chunk;
@@ -262,6 +264,8 @@ static void pool_set_geometry(struct dg_pool *pool, size_t boundary)
 	bits = ((nseg - 1) << pool->seg_bits) + pool->blocks_per_seg;
 	pool->map_words = (bits + BITS_PER_LONG - 1) / BITS_PER_LONG;
 	pool->recip = (1ull << DG_RECIP_SHIFT) / pool->stride + 1;
+	if (seg == chunk && is_power_of_2(pool->stride) && pool->stride > 1)
+		pool->stride_shift = ilog2(pool->stride);
 }
 
 static void pool_fill_map_full(struct dg_pool *pool)
@@ -441,6 +445,8 @@ static __always_inline unsigned long chunk_take(struct dg_pool *pool,
 			;
 		chunk->hint = w;
 	}
+	if (likely(pool->stride_shift))
+		return (unsigned long)idx << pool->stride_shift;
 	return ((unsigned long)(idx >> pool->seg_bits) << pool->seg_shift) +
 	       (unsigned long)(idx & pool->slot_mask) * pool->stride;
 }
@@ -536,51 +542,66 @@ static noinline struct dg_chunk *pool_find_chunk(struct dg_pool *pool,
 	return chunk;
 }
 
-/**
- * dg_pool_free() - give a block back, after checking it is one
- * @pool: the pool
- * @vaddr: the block
- * @dma: its bus address
- *
- * Only arithmetic on out-of-line state decides; a free that is not of a
- * live block of this pool is counted, reported and not applied.
- *
- * Return: DG_FREE_OK, or what was wrong with the free.
+/*
+ * Where a free lands in @chunk: sets *@idx to the block's bit number, or
+ * says why @vaddr/@dma is not a block of it. Arithmetic only.
  */
-enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
-			      dma_addr_t dma)
+static __always_inline enum dg_bad_free free_decode(struct dg_pool *pool,
+						    struct dg_chunk *chunk,
+						    void __dma *vaddr,
+						    dma_addr_t dma, u32 *idx)
 {
-	unsigned long key = dg_dma_addr(vaddr) >> pool->chunk_shift;
-	unsigned long flags = 0, off, in, bit;
+	unsigned long off = (char __dma *)vaddr - chunk->mem, in;
+	u32 slot;
+
+	if (likely(pool->stride_shift)) {
+		/* Power-of-two stride, no segments: every slot is a block. */
+		if (unlikely(off & (pool->stride - 1)))
+			return DG_BAD_MISALIGNED;
+		*idx = off >> pool->stride_shift;
+	} else {
+		in = off & pool->seg_mask;
+		slot = (u32)((in * pool->recip) >> DG_RECIP_SHIFT);
+		if (unlikely((unsigned long)slot * pool->stride != in ||
+			     slot >= pool->blocks_per_seg))
+			return DG_BAD_MISALIGNED;
+		*idx = (u32)(off >> pool->seg_shift) << pool->seg_bits | slot;
+	}
+	if (unlikely(chunk->dma + off != dma))
+		return DG_BAD_DMA;
+	return DG_FREE_OK;
+}
+
+/*
+ * dg_pool_free() in full: a miss of the chunk cache, a bad free, a chunk
+ * joining or leaving a list, zeroing on free. Entered with the lock held,
+ * in tail position, so that the fast path calls nothing and saves no
+ * registers. Decides from scratch with the same helpers.
+ */
+static noinline enum dg_bad_free pool_free_slow(struct dg_pool *pool,
+						void __dma *vaddr,
+						dma_addr_t dma,
+						unsigned long flags)
+	__releases(&pool->lock)
+{
+	unsigned long key = dg_dma_addr(vaddr) >> pool->chunk_shift, bit;
 	struct dg_chunk *chunk;
 	enum dg_bad_free bad;
-	u32 slot, idx, w;
+	u32 idx = 0, w;
 	bool first;
 
-	dg_lock_irqsave(&pool->lock, flags);
-	chunk = likely(key == pool->last_key) ? pool->last :
+	chunk = key == pool->last_key ? pool->last :
 		pool_find_chunk(pool, key);
-	if (unlikely(!chunk)) {
+	if (!chunk) {
 		bad = DG_BAD_FOREIGN;
 		goto bad;
 	}
-
-	off = (char __dma *)vaddr - chunk->mem;
-	in = off & pool->seg_mask;
-	slot = (u32)((in * pool->recip) >> DG_RECIP_SHIFT);
-	if (unlikely((unsigned long)slot * pool->stride != in ||
-		     slot >= pool->blocks_per_seg)) {
-		bad = DG_BAD_MISALIGNED;
+	bad = free_decode(pool, chunk, vaddr, dma, &idx);
+	if (bad)
 		goto bad;
-	}
-	if (unlikely(chunk->dma + off != dma)) {
-		bad = DG_BAD_DMA;
-		goto bad;
-	}
-	idx = (u32)(off >> pool->seg_shift) << pool->seg_bits | slot;
 	w = idx / BITS_PER_LONG;
 	bit = 1ul << (idx % BITS_PER_LONG);
-	if (unlikely(chunk->map[w] & bit)) {
+	if (chunk->map[w] & bit) {
 		bad = DG_BAD_DOUBLE;
 		goto bad;
 	}
@@ -589,7 +610,7 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 	 * init_on_free: zero before the block is marked free, so it is never
 	 * handed out dirty. Under the lock; this is a debug-style option.
 	 */
-	if (unlikely(dg_want_zero_on_free()))
+	if (dg_want_zero_on_free())
 		pool_zero_block(pool, (char __dma *)vaddr);
 	chunk->map[w] |= bit;
 	if (w < chunk->hint)
@@ -610,6 +631,51 @@ bad:
 	dg_unlock_irqrestore(&pool->lock, flags);
 	pool_report_bad_free(pool, bad, first, vaddr, dma);
 	return bad;
+}
+
+/**
+ * dg_pool_free() - give a block back, after checking it is one
+ * @pool: the pool
+ * @vaddr: the block
+ * @dma: its bus address
+ *
+ * Only arithmetic on out-of-line state decides; a free that is not of a
+ * live block of this pool is counted, reported and not applied.
+ *
+ * Return: DG_FREE_OK, or what was wrong with the free.
+ */
+enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
+			      dma_addr_t dma)
+{
+	unsigned long key = dg_dma_addr(vaddr) >> pool->chunk_shift;
+	unsigned long flags = 0, bit, word;
+	struct dg_chunk *chunk;
+	u32 idx = 0, w, n;
+	bool slow;
+
+	dg_lock_irqsave(&pool->lock, flags);
+	if (unlikely(key != pool->last_key))
+		return pool_free_slow(pool, vaddr, dma, flags);
+	chunk = pool->last;
+	slow = free_decode(pool, chunk, vaddr, dma, &idx) != DG_FREE_OK;
+	w = idx / BITS_PER_LONG;
+	bit = 1ul << (idx % BITS_PER_LONG);
+	word = chunk->map[w];
+	n = chunk->nr_free + 1;
+	/*
+	 * Bad free, double free, list move or zeroing: one branch to the slow
+	 * path (under TCG every branch ends a translation block).
+	 */
+	slow |= !!(word & bit) | (n == 1) | (n == pool->blocks_per_chunk) |
+		dg_want_zero_on_free();
+	if (unlikely(slow))
+		return pool_free_slow(pool, vaddr, dma, flags);
+	chunk->map[w] = word | bit;
+	if (w < chunk->hint)
+		chunk->hint = w;
+	chunk->nr_free = n;
+	dg_unlock_irqrestore(&pool->lock, flags);
+	return DG_FREE_OK;
 }
 
 /* After a reclaim: halve the chunk table while it is at most 1/8 full. */
