@@ -89,6 +89,7 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 os.environ.setdefault('KUNIT_DIR', os.path.join(
 	TOP, 'build/tools/linux/tools/testing/kunit'))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True		# no __pycache__ in the source tree
 import ktap  # noqa: E402
 
 # log_buf_len: the verdict parses the guest's final dmesg; a big buffer keeps
