@@ -49,8 +49,56 @@
 #define DG_HASH_MIN_SLOTS	16
 #define DG_NO_KEY		(~0ul)
 
+/*
+ * Chunk lists: a plain circular doubly-linked ring, not <linux/list.h>:
+ * with CONFIG_DEBUG_LIST (Debian's kernels) each list operation is an
+ * out-of-line check, and chunks change lists on the hot path. The rings
+ * live in kernel memory that the device cannot reach.
+ */
+struct dg_ring {
+	struct dg_ring *next, *prev;
+};
+
+static inline void ring_init(struct dg_ring *r)
+{
+	r->next = r;
+	r->prev = r;
+}
+
+static inline bool ring_empty(const struct dg_ring *r)
+{
+	return r->next == r;
+}
+
+static inline void ring_unlink(struct dg_ring *e)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+}
+
+static inline void ring_insert(struct dg_ring *e, struct dg_ring *prev,
+			       struct dg_ring *next)
+{
+	e->prev = prev;
+	e->next = next;
+	prev->next = e;
+	next->prev = e;
+}
+
+static inline void ring_push_head(struct dg_ring *e, struct dg_ring *r)
+{
+	ring_insert(e, r, r->next);
+}
+
+static inline void ring_push_tail(struct dg_ring *e, struct dg_ring *r)
+{
+	ring_insert(e, r->prev, r);
+}
+
+#define ring_chunk(r)	container_of(r, struct dg_chunk, link)
+
 struct dg_chunk {
-	struct list_head link;	/* on pool->partial, or self-linked if full */
+	struct dg_ring link;	/* on pool->partial unless full */
 	char __dma *mem;
 	dma_addr_t dma;
 	unsigned long empty_since;
@@ -66,7 +114,8 @@ struct dg_hslot {
 
 struct dg_pool {
 	dg_lock_t lock;
-	struct list_head partial;
+	struct dg_ring partial;
+	struct dg_ring deferred;	/* chunks to free in process context */
 	/* free() fast path: the chunk of the previous free */
 	unsigned long last_key;
 	struct dg_chunk *last;
@@ -306,7 +355,8 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 		return NULL;
 	snprintf(pool->name, sizeof(pool->name), "%s", p->name);
 	dg_lock_init(&pool->lock);
-	INIT_LIST_HEAD(&pool->partial);
+	ring_init(&pool->partial);
+	ring_init(&pool->deferred);
 	INIT_LIST_HEAD(&pool->owner_link);
 	pool->last_key = DG_NO_KEY;
 	pool->dev = p->dev;
@@ -351,6 +401,26 @@ static void chunk_destroy(struct dg_pool *pool, struct dg_chunk *chunk)
 	dg_kfree(chunk);
 }
 
+/*
+ * Give back a chunk that never went into service. Its DMA memory cannot be
+ * freed with interrupts off (dma_free_coherent() forbids it), and an
+ * atomic caller may have them off: then it waits on pool->deferred for
+ * the next reclaim or the destroy. Called without the lock.
+ */
+static void pool_drop_chunk(struct dg_pool *pool, struct dg_chunk *chunk,
+			    gfp_t gfp)
+{
+	unsigned long flags = 0;
+
+	if (dg_gfp_may_sleep(gfp)) {
+		chunk_destroy(pool, chunk);
+		return;
+	}
+	dg_lock_irqsave(&pool->lock, flags);
+	ring_push_head(&chunk->link, &pool->deferred);
+	dg_unlock_irqrestore(&pool->lock, flags);
+}
+
 /* A fresh chunk, not yet visible to anyone; called without the lock. */
 static struct dg_chunk *chunk_create(struct dg_pool *pool, gfp_t gfp)
 {
@@ -367,17 +437,15 @@ static struct dg_chunk *chunk_create(struct dg_pool *pool, gfp_t gfp)
 		dg_kfree(chunk);
 		return NULL;
 	}
+	chunk->mem = mem;
+	chunk->dma = dma;
 	if ((dg_dma_addr(mem) | (unsigned long)dma) & (size - 1)) {
 		/* The DMA API promised this alignment; do not guess. */
 		dg_err("pool %s: chunk of %lu bytes not aligned to its size, refused",
 		       pool->name, size);
-		dg_chunk_mem_free(pool->dev, size, mem, dma);
-		dg_kfree(chunk);
+		pool_drop_chunk(pool, chunk, gfp);
 		return NULL;
 	}
-	INIT_LIST_HEAD(&chunk->link);
-	chunk->mem = mem;
-	chunk->dma = dma;
 	chunk->nr_free = pool->blocks_per_chunk;
 	memcpy(chunk->map, pool->map_full, pool->map_words * sizeof(long));
 	return chunk;
@@ -406,12 +474,19 @@ static struct dg_chunk *pool_grow(struct dg_pool *pool, gfp_t gfp,
 		n = (pool->hmask + 1) * 2;
 		dg_unlock_irqrestore(&pool->lock, *flags);
 		slots = dg_kzalloc_node(n * sizeof(*slots), gfp, pool->node);
+		dg_lock_irqsave(&pool->lock, *flags);
 		if (!slots) {
-			chunk_destroy(pool, chunk);
+			/*
+			 * Over half full is slower, not wrong: go on while a
+			 * slot stays empty to end every probe.
+			 */
+			if (pool->hused + 2 <= pool->hmask + 1)
+				break;
+			dg_unlock_irqrestore(&pool->lock, *flags);
+			pool_drop_chunk(pool, chunk, gfp);
 			dg_lock_irqsave(&pool->lock, *flags);
 			return NULL;
 		}
-		dg_lock_irqsave(&pool->lock, *flags);
 		if (n > pool->hmask + 1)
 			hash_resize(pool, slots, n);
 		else
@@ -420,7 +495,7 @@ static struct dg_chunk *pool_grow(struct dg_pool *pool, gfp_t gfp,
 
 	hash_insert(pool->slots, pool->hmask, chunk_key(pool, chunk), chunk);
 	pool->hused++;
-	list_add(&chunk->link, &pool->partial);
+	ring_push_head(&chunk->link, &pool->partial);
 	pool->nr_chunks++;
 	pool->chunks_allocated++;
 	pool->meta_bytes += dg_ksize(chunk);
@@ -438,7 +513,7 @@ static __always_inline unsigned long chunk_take(struct dg_pool *pool,
 	word &= word - 1;
 	chunk->map[w] = word;
 	if (!--chunk->nr_free) {
-		list_del_init(&chunk->link);
+		ring_unlink(&chunk->link);
 		chunk->hint = pool->map_words;
 	} else if (!word) {
 		while (!chunk->map[++w])
@@ -506,11 +581,10 @@ void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
 	unsigned long flags = 0;
 
 	dg_lock_irqsave(&pool->lock, flags);
-	if (unlikely(list_empty(&pool->partial)))
+	if (unlikely(ring_empty(&pool->partial)))
 		return pool_alloc_slow(pool, gfp, dma, flags);
-	return pool_hand_out(pool, list_first_entry(&pool->partial,
-						    struct dg_chunk, link),
-			     gfp, dma, flags);
+	return pool_hand_out(pool, ring_chunk(pool->partial.next), gfp, dma,
+			     flags);
 }
 
 static noinline __cold void pool_report_bad_free(struct dg_pool *pool,
@@ -540,6 +614,25 @@ static noinline struct dg_chunk *pool_find_chunk(struct dg_pool *pool,
 		pool->last = chunk;
 	}
 	return chunk;
+}
+
+/* Mark a block free: a chunk that was full rejoins the partial ring at
+ * the head, one that empties moves to the tail, where reclaim finds it.
+ */
+static __always_inline void chunk_put(struct dg_pool *pool,
+				      struct dg_chunk *chunk, u32 w,
+				      unsigned long bit)
+{
+	chunk->map[w] |= bit;
+	if (w < chunk->hint)
+		chunk->hint = w;
+	if (++chunk->nr_free == 1)
+		ring_push_head(&chunk->link, &pool->partial);
+	if (unlikely(chunk->nr_free == pool->blocks_per_chunk)) {
+		chunk->empty_since = dg_now();
+		ring_unlink(&chunk->link);
+		ring_push_tail(&chunk->link, &pool->partial);
+	}
 }
 
 /*
@@ -573,8 +666,8 @@ static __always_inline enum dg_bad_free free_decode(struct dg_pool *pool,
 }
 
 /*
- * dg_pool_free() in full: a miss of the chunk cache, a bad free, a chunk
- * joining or leaving a list, zeroing on free. Entered with the lock held,
+ * dg_pool_free() in full: a miss of the chunk cache, a bad free, zeroing
+ * on free. Entered with the lock held,
  * in tail position, so that the fast path calls nothing and saves no
  * registers. Decides from scratch with the same helpers.
  */
@@ -612,15 +705,7 @@ static noinline enum dg_bad_free pool_free_slow(struct dg_pool *pool,
 	 */
 	if (dg_want_zero_on_free())
 		pool_zero_block(pool, (char __dma *)vaddr);
-	chunk->map[w] |= bit;
-	if (w < chunk->hint)
-		chunk->hint = w;
-	if (++chunk->nr_free == 1)
-		list_add(&chunk->link, &pool->partial);
-	if (chunk->nr_free == pool->blocks_per_chunk) {
-		chunk->empty_since = dg_now();
-		list_move_tail(&chunk->link, &pool->partial);
-	}
+	chunk_put(pool, chunk, w, bit);
 	dg_unlock_irqrestore(&pool->lock, flags);
 	return DG_FREE_OK;
 
@@ -648,9 +733,9 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 			      dma_addr_t dma)
 {
 	unsigned long key = dg_dma_addr(vaddr) >> pool->chunk_shift;
-	unsigned long flags = 0, bit, word;
+	unsigned long flags = 0, bit;
 	struct dg_chunk *chunk;
-	u32 idx = 0, w, n;
+	u32 idx = 0, w;
 	bool slow;
 
 	dg_lock_irqsave(&pool->lock, flags);
@@ -660,20 +745,14 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 	slow = free_decode(pool, chunk, vaddr, dma, &idx) != DG_FREE_OK;
 	w = idx / BITS_PER_LONG;
 	bit = 1ul << (idx % BITS_PER_LONG);
-	word = chunk->map[w];
-	n = chunk->nr_free + 1;
 	/*
-	 * Bad free, double free, list move or zeroing: one branch to the slow
-	 * path (under TCG every branch ends a translation block).
+	 * Bad free, double free or zeroing: one branch to the slow path
+	 * (under TCG every branch ends a translation block).
 	 */
-	slow |= !!(word & bit) | (n == 1) | (n == pool->blocks_per_chunk) |
-		dg_want_zero_on_free();
+	slow |= !!(chunk->map[w] & bit) | dg_want_zero_on_free();
 	if (unlikely(slow))
 		return pool_free_slow(pool, vaddr, dma, flags);
-	chunk->map[w] = word | bit;
-	if (w < chunk->hint)
-		chunk->hint = w;
-	chunk->nr_free = n;
+	chunk_put(pool, chunk, w, bit);
 	dg_unlock_irqrestore(&pool->lock, flags);
 	return DG_FREE_OK;
 }
@@ -722,29 +801,35 @@ static void pool_shrink_hash(struct dg_pool *pool)
 unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 			     unsigned int keep)
 {
-	struct list_head victims, *pos, *next, *first;
+	struct dg_ring victims, *pos, *next, *first;
 	struct dg_chunk *chunk;
 	unsigned long flags = 0, now;
 	unsigned int n = 0, empty = 0;
 
-	INIT_LIST_HEAD(&victims);
+	ring_init(&victims);
 	dg_lock_irqsave(&pool->lock, flags);
 	/* The empty chunks form the tail, oldest first: find where it starts. */
 	first = &pool->partial;
 	for (pos = pool->partial.prev; pos != &pool->partial; pos = pos->prev) {
-		chunk = list_entry(pos, struct dg_chunk, link);
+		chunk = ring_chunk(pos);
 		if (chunk->nr_free != pool->blocks_per_chunk)
 			break;
 		first = pos;
 		empty++;
 	}
+	while (!ring_empty(&pool->deferred)) {
+		pos = pool->deferred.next;
+		ring_unlink(pos);
+		ring_push_head(pos, &victims);
+	}
 	now = dg_now();
 	for (pos = first; pos != &pool->partial && empty > keep; pos = next) {
 		next = pos->next;
-		chunk = list_entry(pos, struct dg_chunk, link);
+		chunk = ring_chunk(pos);
 		if (now - chunk->empty_since < min_age)
 			break;
-		list_move(&chunk->link, &victims);
+		ring_unlink(&chunk->link);
+		ring_push_head(&chunk->link, &victims);
 		hash_remove(pool, chunk);
 		if (pool->last == chunk)
 			pool->last_key = DG_NO_KEY;
@@ -755,9 +840,9 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 	}
 	dg_unlock_irqrestore(&pool->lock, flags);
 
-	while (!list_empty(&victims)) {
-		chunk = list_first_entry(&victims, struct dg_chunk, link);
-		list_del_init(&chunk->link);
+	while (!ring_empty(&victims)) {
+		chunk = ring_chunk(victims.next);
+		ring_unlink(&chunk->link);
 		chunk_destroy(pool, chunk);
 		n++;
 	}
@@ -792,6 +877,11 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
 		} else {
 			chunk_destroy(pool, chunk);
 		}
+	}
+	while (!ring_empty(&pool->deferred)) {
+		chunk = ring_chunk(pool->deferred.next);
+		ring_unlink(&chunk->link);
+		chunk_destroy(pool, chunk);
 	}
 	if (live)
 		dg_report_first("pool %s: destroyed with %u blocks in use, %u chunks kept",

@@ -30,6 +30,12 @@ void dg_user_fail_nth_alloc(unsigned long nth)
 	fail_at = nth;
 }
 
+bool dg_user_fail_reached(void)
+{
+	return fail_at &&
+	       __atomic_load_n(&alloc_calls, __ATOMIC_RELAXED) >= fail_at;
+}
+
 /* Counters are atomic: pool_grow() allocates without the pool lock. */
 static void count(long *c, long d)
 {

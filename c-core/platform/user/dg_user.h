@@ -18,5 +18,7 @@ extern struct dg_user_counters dg_user_count;
 
 /* Make the nth allocation from now (bookkeeping or chunk) fail; 0: none. */
 void dg_user_fail_nth_alloc(unsigned long nth);
+/* Whether the allocation set up by dg_user_fail_nth_alloc() came. */
+bool dg_user_fail_reached(void);
 
 #endif /* _DMAGUARD_USER_H */
