@@ -45,7 +45,6 @@
  */
 #define DG_RECIP_SHIFT		42
 
-#define DG_ZERO_INLINE_MAX	256u
 #define DG_HASH_MIN_SLOTS	16
 #define DG_NO_KEY		(~0ul)
 
@@ -366,8 +365,8 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	pool_set_geometry(pool, p->boundary);
 	/*
 	 * Small 8-byte aligned blocks are zeroed with a few stores rather than
-	 * a memset() call; the stores may cover the stride's padding, which
-	 * belongs to the block.
+	 * a memset() call, up to the platform's DG_ZERO_INLINE_MAX; the stores
+	 * may cover the stride's padding, which belongs to the block.
 	 */
 	if (align >= 8 && ALIGN(pool->size, 8) <= min(pool->stride, DG_ZERO_INLINE_MAX))
 		pool->zero_words = ALIGN(pool->size, 8) / 8;

@@ -185,6 +185,8 @@ extern bool dg_user_init_on_alloc;
 /* init_on_free of the simulated kernel; off, as in Debian's config. */
 extern bool dg_user_init_on_free;
 #define dg_want_zero_on_free()		(dg_user_init_on_free)
+/* glibc's memset() uses vector stores: inline zeroing only pays to 64 B. */
+#define DG_ZERO_INLINE_MAX		64u
 #define dg_gfp_may_sleep(gfp)		(!!((gfp) & GFP_KERNEL))
 
 void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
