@@ -5,6 +5,8 @@
  * tail call; device-visible memory leaves the __dma address space here,
  * and only here, when a block is handed to its driver.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/device.h>
 #include <dmaguard/dmaguard.h>

@@ -5,6 +5,8 @@
  * the translation in dg_pool_conv.c (both plain C, unit-tested in
  * userspace); this file only adds what needs the kernel.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/device.h>
 #include <linux/err.h>
