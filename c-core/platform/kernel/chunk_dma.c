@@ -4,6 +4,8 @@
  * device. dma_alloc_coherent() aligns the CPU and bus address of an
  * allocation to its page order, which the core relies on (and checks).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/dma-mapping.h>
 #include <linux/atomic.h>
 #include "dg_platform.h"

@@ -3,6 +3,8 @@
  * dmaguard.ko: module life cycle, the registry of live pools, debugfs and
  * the background reclaim of chunks that stayed empty.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
