@@ -748,7 +748,7 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 	 * Bad free, double free or zeroing: one branch to the slow path
 	 * (under TCG every branch ends a translation block).
 	 */
-	slow |= !!(chunk->map[w] & bit) | dg_want_zero_on_free();
+	slow |= ((chunk->map[w] & bit) != 0) | dg_want_zero_on_free();
 	if (unlikely(slow))
 		return pool_free_slow(pool, vaddr, dma, flags);
 	chunk_put(pool, chunk, w, bit);
