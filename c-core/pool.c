@@ -12,8 +12,8 @@
  *                address alone (checked when a chunk arrives).
  * struct dg_chunk  its descriptor: addresses, free count and a bitmap
  *                (bit set = block free), in ordinary kernel memory.
- * slots[]        open-addressing hash, (vaddr >> chunk_shift) -> chunk,
- *                so free() finds the chunk in O(1) without trusting vaddr.
+ * table          (vaddr >> chunk_shift) -> chunk (chunk_table.c), so that
+ *                free() finds the chunk in O(1) without trusting vaddr.
  * partial        chunks with at least one free block. Allocation takes the
  *                head; a chunk that fills leaves the list, one that gets a
  *                block back rejoins at the head, one that empties moves to
@@ -27,6 +27,8 @@
  * the pool's hot paths have no divide.
  */
 #include "pool.h"
+#include "chunk_table.h"
+#include "dg_ring.h"
 
 /*
  * Chunk sizes: at least DG_CHUNK_MIN_BLOCKS blocks a chunk, so that the
@@ -45,54 +47,7 @@
  */
 #define DG_RECIP_SHIFT		42
 
-#define DG_HASH_MIN_SLOTS	16
 #define DG_NO_KEY		(~0ul)
-
-/*
- * Chunk lists: a plain circular doubly-linked ring, not <linux/list.h>:
- * with CONFIG_DEBUG_LIST (Debian's kernels) each list operation is an
- * out-of-line check, and chunks change lists on the hot path. The rings
- * live in kernel memory that the device cannot reach.
- */
-struct dg_ring {
-	struct dg_ring *next, *prev;
-};
-
-static inline void ring_init(struct dg_ring *r)
-{
-	r->next = r;
-	r->prev = r;
-}
-
-static inline bool ring_empty(const struct dg_ring *r)
-{
-	return r->next == r;
-}
-
-static inline void ring_unlink(struct dg_ring *e)
-{
-	e->prev->next = e->next;
-	e->next->prev = e->prev;
-}
-
-static inline void ring_insert(struct dg_ring *e, struct dg_ring *prev,
-			       struct dg_ring *next)
-{
-	e->prev = prev;
-	e->next = next;
-	prev->next = e;
-	next->prev = e;
-}
-
-static inline void ring_push_head(struct dg_ring *e, struct dg_ring *r)
-{
-	ring_insert(e, r, r->next);
-}
-
-static inline void ring_push_tail(struct dg_ring *e, struct dg_ring *r)
-{
-	ring_insert(e, r->prev, r);
-}
 
 #define ring_chunk(r)	container_of(r, struct dg_chunk, link)
 
@@ -106,11 +61,6 @@ struct dg_chunk {
 	unsigned long map[];	/* bit set = block free */
 };
 
-struct dg_hslot {
-	unsigned long key;	/* chunk address >> chunk_shift */
-	struct dg_chunk *chunk;	/* NULL: slot unused */
-};
-
 struct dg_pool {
 	dg_lock_t lock;
 	struct dg_ring partial;
@@ -118,9 +68,7 @@ struct dg_pool {
 	/* free() fast path: the chunk of the previous free */
 	unsigned long last_key;
 	struct dg_chunk *last;
-	struct dg_hslot *slots;
-	u32 hmask;
-	u32 hused;
+	struct dg_chunk_table table;
 
 	/* Geometry, fixed at creation. */
 	u32 size;
@@ -162,89 +110,20 @@ static const char * const dg_bad_names[DG_BAD_NR] = {
 	[DG_BAD_DOUBLE] = "block already free (double free)",
 };
 
-static inline u32 hash_index(unsigned long key, u32 mask)
-{
-	return (u32)(((u64)key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
-}
-
-static struct dg_chunk *hash_find(struct dg_pool *pool, unsigned long key)
-{
-	u32 i = hash_index(key, pool->hmask);
-	struct dg_hslot *s;
-
-	for (;; i = (i + 1) & pool->hmask) {
-		s = &pool->slots[i];
-		if (!s->chunk)
-			return NULL;
-		if (s->key == key)
-			return s->chunk;
-	}
-}
-
 static unsigned long chunk_key(const struct dg_pool *pool,
 			       const struct dg_chunk *chunk)
 {
 	return dg_dma_addr(chunk->mem) >> pool->chunk_shift;
 }
 
-/* Insert without growing; the caller made sure there is room. */
-static void hash_insert(struct dg_hslot *slots, u32 mask, unsigned long key,
-			struct dg_chunk *chunk)
+/* Called with the lock held; frees the old array (kfree is fine there). */
+static void pool_rehash(struct dg_pool *pool, struct dg_chunk_slot *slots,
+			u32 n)
 {
-	u32 i = hash_index(key, mask);
+	struct dg_chunk_slot *old = dg_table_rehash(&pool->table, slots, n);
 
-	while (slots[i].chunk)
-		i = (i + 1) & mask;
-	slots[i].key = key;
-	slots[i].chunk = chunk;
-}
-
-/* Backward-shift deletion keeps every probe chain unbroken. */
-static void hash_remove(struct dg_pool *pool, struct dg_chunk *chunk)
-{
-	u32 mask = pool->hmask, i, j, h;
-
-	i = hash_index(chunk_key(pool, chunk), mask);
-	while (pool->slots[i].chunk != chunk)
-		i = (i + 1) & mask;
-
-	for (;;) {
-		pool->slots[i].chunk = NULL;
-		for (j = i;;) {
-			j = (j + 1) & mask;
-			if (!pool->slots[j].chunk) {
-				pool->hused--;
-				return;
-			}
-			h = hash_index(pool->slots[j].key, mask);
-			/* Leave it if its home lies cyclically in (i, j]. */
-			if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
-				continue;
-			break;
-		}
-		pool->slots[i] = pool->slots[j];
-		i = j;
-	}
-}
-
-static bool hash_has_room(const struct dg_pool *pool)
-{
-	return (pool->hused + 1) * 2 <= pool->hmask + 1;
-}
-
-/* Called with the lock held; frees the old table (kfree is fine there). */
-static void hash_resize(struct dg_pool *pool, struct dg_hslot *slots, u32 n)
-{
-	struct dg_hslot *old = pool->slots;
-	u32 i;
-
-	for (i = 0; i <= pool->hmask; i++)
-		if (old[i].chunk)
-			hash_insert(slots, n - 1, old[i].key, old[i].chunk);
 	pool->meta_bytes -= dg_ksize(old);
 	pool->meta_bytes += dg_ksize(slots);
-	pool->slots = slots;
-	pool->hmask = n - 1;
 	dg_kfree(old);
 }
 
@@ -373,18 +252,19 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 
 	pool->map_full = dg_kzalloc_node(pool->map_words * sizeof(long),
 					 GFP_KERNEL, p->node);
-	pool->slots = dg_kzalloc_node(DG_HASH_MIN_SLOTS * sizeof(*pool->slots),
-				      GFP_KERNEL, p->node);
-	if (!pool->map_full || !pool->slots) {
+	pool->table.slots = dg_kzalloc_node(DG_TABLE_MIN_SLOTS *
+					    sizeof(*pool->table.slots),
+					    GFP_KERNEL, p->node);
+	if (!pool->map_full || !pool->table.slots) {
 		dg_kfree(pool->map_full);
-		dg_kfree(pool->slots);
+		dg_kfree(pool->table.slots);
 		dg_kfree(pool);
 		return NULL;
 	}
-	pool->hmask = DG_HASH_MIN_SLOTS - 1;
+	pool->table.mask = DG_TABLE_MIN_SLOTS - 1;
 	pool_fill_map_full(pool);
 	pool->meta_bytes = dg_ksize(pool) + dg_ksize(pool->map_full) +
-			   dg_ksize(pool->slots);
+			   dg_ksize(pool->table.slots);
 	return pool;
 }
 
@@ -459,7 +339,7 @@ static struct dg_chunk *pool_grow(struct dg_pool *pool, gfp_t gfp,
 				  unsigned long *flags)
 	__must_hold(&pool->lock)
 {
-	struct dg_hslot *slots;
+	struct dg_chunk_slot *slots;
 	struct dg_chunk *chunk;
 	u32 n;
 
@@ -469,8 +349,8 @@ static struct dg_chunk *pool_grow(struct dg_pool *pool, gfp_t gfp,
 	if (!chunk)
 		return NULL;
 
-	while (!hash_has_room(pool)) {
-		n = (pool->hmask + 1) * 2;
+	while (!dg_table_has_room(&pool->table)) {
+		n = (pool->table.mask + 1) * 2;
 		dg_unlock_irqrestore(&pool->lock, *flags);
 		slots = dg_kzalloc_node(n * sizeof(*slots), gfp, pool->node);
 		dg_lock_irqsave(&pool->lock, *flags);
@@ -479,21 +359,20 @@ static struct dg_chunk *pool_grow(struct dg_pool *pool, gfp_t gfp,
 			 * Over half full is slower, not wrong: go on while a
 			 * slot stays empty to end every probe.
 			 */
-			if (pool->hused + 2 <= pool->hmask + 1)
+			if (dg_table_can_insert(&pool->table))
 				break;
 			dg_unlock_irqrestore(&pool->lock, *flags);
 			pool_drop_chunk(pool, chunk, gfp);
 			dg_lock_irqsave(&pool->lock, *flags);
 			return NULL;
 		}
-		if (n > pool->hmask + 1)
-			hash_resize(pool, slots, n);
+		if (n > pool->table.mask + 1)
+			pool_rehash(pool, slots, n);
 		else
 			dg_kfree(slots);
 	}
 
-	hash_insert(pool->slots, pool->hmask, chunk_key(pool, chunk), chunk);
-	pool->hused++;
+	dg_table_insert(&pool->table, chunk_key(pool, chunk), chunk);
 	ring_push_head(&chunk->link, &pool->partial);
 	pool->nr_chunks++;
 	pool->chunks_allocated++;
@@ -606,7 +485,7 @@ static noinline __cold void pool_report_bad_free(struct dg_pool *pool,
 static noinline struct dg_chunk *pool_find_chunk(struct dg_pool *pool,
 						 unsigned long key)
 {
-	struct dg_chunk *chunk = hash_find(pool, key);
+	struct dg_chunk *chunk = dg_table_find(&pool->table, key);
 
 	if (chunk) {
 		pool->last_key = key;
@@ -757,18 +636,18 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 }
 
 /* After a reclaim: halve the chunk table while it is at most 1/8 full. */
-static void pool_shrink_hash(struct dg_pool *pool)
+static void pool_shrink_table(struct dg_pool *pool)
 {
-	struct dg_hslot *slots;
+	struct dg_chunk_slot *slots;
 	unsigned long flags = 0;
 	u32 n;
 
 	dg_lock_irqsave(&pool->lock, flags);
-	n = pool->hmask + 1;
-	while (n > DG_HASH_MIN_SLOTS && pool->hused * 8 <= n / 2)
+	n = pool->table.mask + 1;
+	while (n > DG_TABLE_MIN_SLOTS && pool->table.used * 8 <= n / 2)
 		n /= 2;
 	dg_unlock_irqrestore(&pool->lock, flags);
-	if (n == pool->hmask + 1)
+	if (n == pool->table.mask + 1)
 		return;
 
 	slots = dg_kzalloc_node(n * sizeof(*slots), GFP_KERNEL, pool->node);
@@ -776,8 +655,8 @@ static void pool_shrink_hash(struct dg_pool *pool)
 		return;
 	dg_lock_irqsave(&pool->lock, flags);
 	/* Chunks may have been added meanwhile: still at most half full? */
-	if (n < pool->hmask + 1 && (pool->hused + 1) * 2 <= n) {
-		hash_resize(pool, slots, n);
+	if (n < pool->table.mask + 1 && (pool->table.used + 1) * 2 <= n) {
+		pool_rehash(pool, slots, n);
 		slots = NULL;
 	}
 	dg_unlock_irqrestore(&pool->lock, flags);
@@ -829,7 +708,7 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 			break;
 		ring_unlink(&chunk->link);
 		ring_push_head(&chunk->link, &victims);
-		hash_remove(pool, chunk);
+		dg_table_remove(&pool->table, chunk_key(pool, chunk));
 		if (pool->last == chunk)
 			pool->last_key = DG_NO_KEY;
 		pool->nr_chunks--;
@@ -846,7 +725,7 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 		n++;
 	}
 	if (n)
-		pool_shrink_hash(pool);
+		pool_shrink_table(pool);
 	return n;
 }
 
@@ -865,10 +744,8 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
 	struct dg_chunk *chunk;
 	u32 i;
 
-	for (i = 0; i <= pool->hmask; i++) {
-		chunk = pool->slots[i].chunk;
-		if (!chunk)
-			continue;
+	i = 0;
+	while ((chunk = dg_table_next(&pool->table, &i))) {
 		if (chunk->nr_free != pool->blocks_per_chunk) {
 			live += pool->blocks_per_chunk - chunk->nr_free;
 			leaked++;
@@ -885,7 +762,7 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
 	if (live)
 		dg_report_first("pool %s: destroyed with %u blocks in use, %u chunks kept",
 				pool->name, live, leaked);
-	dg_kfree(pool->slots);
+	dg_kfree(pool->table.slots);
 	dg_kfree(pool->map_full);
 	dg_kfree(pool);
 	return live;
@@ -911,10 +788,8 @@ void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 	st->blocks_per_chunk = pool->blocks_per_chunk;
 	st->blocks_total = (u64)pool->nr_chunks * pool->blocks_per_chunk;
 	st->blocks_in_use = st->blocks_total;
-	for (i = 0; i <= pool->hmask; i++) {
-		chunk = pool->slots[i].chunk;
-		if (!chunk)
-			continue;
+	i = 0;
+	while ((chunk = dg_table_next(&pool->table, &i))) {
 		st->blocks_in_use -= chunk->nr_free;
 		if (chunk->nr_free == pool->blocks_per_chunk)
 			st->chunks_empty++;
@@ -973,13 +848,12 @@ void dg_pool_for_each_chunk(struct dg_pool *pool,
 			    void *arg)
 {
 	unsigned long flags = 0;
+	struct dg_chunk *chunk;
 	u32 i;
 
 	dg_lock_irqsave(&pool->lock, flags);
-	for (i = 0; i <= pool->hmask; i++)
-		if (pool->slots[i].chunk)
-			fn(arg, pool->slots[i].chunk->mem,
-			   1ul << pool->chunk_shift,
-			   pool->slots[i].chunk->dma);
+	i = 0;
+	while ((chunk = dg_table_next(&pool->table, &i)))
+		fn(arg, chunk->mem, 1ul << pool->chunk_shift, chunk->dma);
 	dg_unlock_irqrestore(&pool->lock, flags);
 }

@@ -233,14 +233,14 @@ elif [ -n "${BENCH_SRC:-}" ]; then
 fi
 if [ "$src" != "$top" ]; then
 	if [ "$what" != vm ]; then
-		# The flags of scripts/mk/user.mk's -O2 library.
+		# The flags of scripts/mk/core.mk's -O2 library.
 		bin=$src/pool_bench
 		${CC:-cc} -I"$src/c-core" -I"$src/c-core/platform/user" \
 			-I"$src/abi/include" -I"$top/tests/bench" -std=gnu11 -g \
 			-Wall -Wextra -Werror -Wno-unused-parameter \
 			-Wno-sign-compare -fno-strict-aliasing -O2 -o "$bin" \
 			"$top/tests/bench/pool_bench.c" "$top/tests/bench/ref_pool.c" \
-			"$src/c-core/pool.c" "$src/c-core/platform/user/chunk_mem.c" \
+			"$src"/c-core/*.c "$src"/c-core/platform/user/*.c \
 			-lm || die "pool_bench does not build against $tree"
 	fi
 else

@@ -47,7 +47,7 @@ abi-planted: deps
 
 abi-unit: $(ABI_UNIT_BINS)
 
-# user.mk is included after this file: its flags are used in recipes only,
+# core.mk is included before this file; its flags are used in recipes only,
 # its library is named in full.
 $(ABI_OUT)/unit/test_%: tests/abi/test_%.c $(ABI_SHIM_USER) $(ABI_HDRS) \
 			$(BUILD)/user/libdmaguard-core-san.a

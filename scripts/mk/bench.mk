@@ -24,7 +24,7 @@ bench-vm: deps
 bench-native: $(BENCH_OUT)/pool_bench
 	@scripts/bench.sh native
 
-# user.mk is included after this file: name its outputs in full here.
+# core.mk (the core libraries) is included before this file.
 $(BENCH_OUT)/pool_bench: $(BENCH_SRCS) $(BENCH_HDRS) \
 			 $(wildcard c-core/*.h c-core/platform/user/*.h) \
 			 $(BUILD)/user/libdmaguard-core.a

@@ -20,9 +20,9 @@ FUZZ_SMOKE_SECONDS ?= 12
 FUZZ_SEEDS	:= tests/fuzz/corpus
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer
-# Sources and headers named directly: user.mk (USER_CPPFLAGS, USER_CFLAGS,
-# used in recipes only) sorts after this file.
-FUZZ_CORE_SRCS	:= c-core/pool.c c-core/platform/user/chunk_mem.c
+# core.mk (CORE_SRCS) sorts before this file; user flags (USER_CPPFLAGS,
+# USER_CFLAGS) come from it too.
+FUZZ_CORE_SRCS	:= $(CORE_SRCS)
 FUZZ_CORE_OBJS	:= $(FUZZ_CORE_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)
 FUZZ_HDRS	:= $(wildcard c-core/*.h c-core/platform/user/*.h) \
 		   tests/fuzz/pool_model.h

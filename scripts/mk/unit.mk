@@ -12,8 +12,8 @@ UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(UNIT_OUT)/%)
 # The threads smoke once more under ThreadSanitizer, with the core sources
 # compiled into it (TSan and ASan do not mix in one library).
 UNIT_TSAN_BIN	:= $(UNIT_OUT)/test_pool_threads-tsan
-UNIT_CORE_SRCS	:= c-core/pool.c c-core/platform/user/chunk_mem.c
-# user.mk sorts after this file: name its outputs and headers directly.
+UNIT_CORE_SRCS	:= $(CORE_SRCS)
+# core.mk (CORE_SRCS, the libraries) sorts before this file.
 UNIT_LIB	:= $(BUILD)/user/libdmaguard-core-san.a
 UNIT_HDRS	:= $(wildcard c-core/*.h c-core/platform/user/*.h) \
 		   tests/unit/dg_test.h

@@ -5,7 +5,7 @@
 # shim. Three flavours: plain -O2 (benchmarks), ASan+UBSan (unit tests),
 # and libFuzzer-instrumented (fuzzer, built in fuzz.mk).
 
-CORE_SRCS	:= c-core/pool.c c-core/platform/user/chunk_mem.c
+CORE_SRCS	:= c-core/pool.c c-core/chunk_table.c c-core/platform/user/chunk_mem.c
 CORE_HDRS	:= $(wildcard c-core/*.h c-core/platform/user/*.h) \
 		   $(wildcard abi/include/dmaguard/*.h)
 USER_CPPFLAGS	:= -Ic-core -Ic-core/platform/user -Iabi/include
