@@ -20,7 +20,7 @@ PACKAGES=(
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	qemu-system-x86 busybox-static cpio
 	sparse coccinelle libcmocka-dev abigail-tools musl-tools
-	libclang-rt-14-dev bindgen linux-source-6.12 kmod python3 valgrind
+	clang libclang-rt-14-dev bindgen linux-source-6.12 kmod python3 valgrind
 	xz-utils	# tar -J for the linux-source tarball
 )
 
