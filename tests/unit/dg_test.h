@@ -306,4 +306,38 @@ static const struct dgt_row dgt_rows[] = {
 	} \
 } while (0)
 
+/*
+ * Run every test function on every row of @rows as one cmocka group, the
+ * cases named "<names[i]>_<row name>".
+ */
+static inline int dgt_run_matrix(const char *group,
+				 void (*const *fns)(void **),
+				 const char *const *names, size_t nf,
+				 const struct dgt_row *rows, size_t nr)
+{
+	struct CMUnitTest *tests = calloc(nf * nr, sizeof(*tests));
+	char (*nm)[64] = calloc(nf * nr, sizeof(*nm));
+	size_t i, k;
+	int rc;
+
+	if (!tests || !nm)
+		return 1;
+	for (i = 0; i < nf; i++)
+		for (k = 0; k < nr; k++) {
+			snprintf(nm[i * nr + k], sizeof(nm[0]), "%s_%s",
+				 names[i], rows[k].name);
+			tests[i * nr + k] = (struct CMUnitTest){
+				.name = nm[i * nr + k],
+				.test_func = fns[i],
+				.setup_func = dgt_setup,
+				.teardown_func = dgt_teardown,
+				.initial_state = (void *)&rows[k],
+			};
+		}
+	rc = _cmocka_run_group_tests(group, tests, nf * nr, NULL, NULL);
+	free(nm);
+	free(tests);
+	return rc;
+}
+
 #endif /* _DMAGUARD_TEST_H */

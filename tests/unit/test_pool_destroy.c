@@ -133,23 +133,6 @@ int main(void)
 	static const char *const names[] = {
 		"all_free", "with_live", "empty_and_reclaimed",
 	};
-	enum { NF = sizeof(fns) / sizeof(fns[0]) };
-	static struct CMUnitTest tests[NF * NR_ROWS];
-	static char nm[NF * NR_ROWS][64];
-	size_t i, k;
-
-	for (i = 0; i < NF; i++)
-		for (k = 0; k < NR_ROWS; k++) {
-			snprintf(nm[i * NR_ROWS + k], 64, "%s_%s", names[i],
-				 rows[k].name);
-			tests[i * NR_ROWS + k] = (struct CMUnitTest){
-				.name = nm[i * NR_ROWS + k],
-				.test_func = fns[i],
-				.setup_func = dgt_setup,
-				.teardown_func = dgt_teardown,
-				.initial_state = (void *)&rows[k],
-			};
-		}
-	return _cmocka_run_group_tests("pool_destroy", tests, NF * NR_ROWS,
-				       NULL, NULL);
+	return dgt_run_matrix("pool_destroy", fns, names,
+			      sizeof(fns) / sizeof(fns[0]), rows, NR_ROWS);
 }

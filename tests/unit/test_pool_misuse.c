@@ -436,27 +436,6 @@ int main(void)
 		"double_free_empty_chunk", "never_allocated",
 		"report_once_per_pool", "across_chunks",
 	};
-	enum { NF = sizeof(fns) / sizeof(fns[0]) };
-	static struct CMUnitTest tests[NF * NR_ROWS];
-	size_t i;
-
-	for (i = 0; i < NF; i++) {
-		size_t k;
-
-		for (k = 0; k < NR_ROWS; k++) {
-			static char nm[NF * NR_ROWS][64];
-
-			snprintf(nm[i * NR_ROWS + k], 64, "%s_%s", names[i],
-				 rows[k].name);
-			tests[i * NR_ROWS + k] = (struct CMUnitTest){
-				.name = nm[i * NR_ROWS + k],
-				.test_func = fns[i],
-				.setup_func = dgt_setup,
-				.teardown_func = dgt_teardown,
-				.initial_state = (void *)&rows[k],
-			};
-		}
-	}
-	return _cmocka_run_group_tests("pool_misuse", tests, NF * NR_ROWS,
-				       NULL, NULL);
+	return dgt_run_matrix("pool_misuse", fns, names,
+			      sizeof(fns) / sizeof(fns[0]), rows, NR_ROWS);
 }
