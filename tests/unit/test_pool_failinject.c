@@ -155,13 +155,92 @@ static void fail_with_free_blocks(void **state)
 	free(b);
 }
 
+/*
+ * The chunk table cannot grow and has no slot to spare: the new chunk
+ * cannot go into service. Its memory must not be freed in the caller's
+ * context when the caller cannot sleep (with interrupts off that would be
+ * dma_free_coherent() in atomic context): it waits for the next reclaim,
+ * or the destroy. A caller that may sleep frees it at once.
+ */
+static void table_full(const struct dgt_row *r, gfp_t gfp, bool reclaim)
+{
+	struct dg_pool *pool = dgt_create_row(r);
+	struct dgt_blk *b, x;
+	size_t bpc, n = 0, max, i;
+	long live;
+
+	assert_non_null(pool);
+	bpc = dgt_stats(pool).blocks_per_chunk;
+	/* The table starts with 16 slots; 15 chunks fill it to the last one. */
+	max = 15 * bpc;
+	b = calloc(max, sizeof(*b));
+	assert_non_null(b);
+	while (n < max) {
+		/*
+		 * From the 9th chunk on, growing needs a bigger table: the
+		 * third allocation of a grow (descriptor, memory, table).
+		 */
+		if (n % bpc == 0 && n / bpc >= 8)
+			dg_user_fail_nth_alloc(3);
+		b[n] = dgt_alloc(pool, gfp, r->size, r->align, r->boundary);
+		n++;
+		if (n % bpc == 0)
+			dg_user_fail_nth_alloc(0);
+	}
+	assert_int_equal(dgt_stats(pool).chunks, 15);
+
+	dg_user_fail_nth_alloc(3);
+	x.v = dg_pool_alloc(pool, gfp, &x.dma);
+	assert_null(x.v);
+	assert_true(dg_user_fail_reached());
+	dg_user_fail_nth_alloc(0);
+	live = dg_user_count.chunks_live - dgt_base.chunks_live;
+	if (gfp & GFP_KERNEL) {
+		assert_int_equal(live, 15);	/* freed at once */
+	} else {
+		assert_int_equal(live, 16);	/* parked, not freed */
+		if (reclaim) {
+			/* min_age and keep do not matter to parked chunks */
+			assert_int_equal(dg_pool_reclaim(pool, ~0ul, ~0u), 1);
+			assert_int_equal(dg_user_count.chunks_live -
+					 dgt_base.chunks_live, 15);
+		}
+	}
+	assert_int_equal(dgt_stats(pool).chunks, 15);
+	for (i = 0; i < n; i++)
+		assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+				 DG_FREE_OK);
+	/* destroy frees a parked chunk too (the teardown checks the counts) */
+	assert_int_equal(dg_pool_destroy(pool), 0);
+	free(b);
+}
+
+static void table_full_kernel(void **state)
+{
+	table_full(*state, GFP_KERNEL, false);
+}
+
+static void table_full_atomic_reclaim(void **state)
+{
+	table_full(*state, GFP_ATOMIC, true);
+}
+
+static void table_full_atomic_destroy(void **state)
+{
+	table_full(*state, GFP_ATOMIC, false);
+}
+
 int main(void)
 {
 	static void (*const fns[])(void **) = {
 		fail_nth_kernel, fail_nth_atomic, fail_with_free_blocks,
+		table_full_kernel, table_full_atomic_reclaim,
+		table_full_atomic_destroy,
 	};
 	static const char *const names[] = {
 		"fail_nth", "fail_nth_atomic", "fail_with_free_blocks",
+		"table_full", "table_full_atomic_reclaim",
+		"table_full_atomic_destroy",
 	};
 	return dgt_run_matrix("pool_failinject", fns, names,
 			      sizeof(fns) / sizeof(fns[0]), rows, NR_ROWS);
