@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmaguard_test: GFP_ATOMIC allocations under a spinlock with interrupts
+ * off, and from a hard interrupt (an hrtimer callback).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <linux/hrtimer.h>
+#include <linux/completion.h>
+#include <linux/spinlock.h>
+#include "dmaguard_test.h"
+
+/* ---- case: GFP_ATOMIC under a spinlock with interrupts off ---- */
+
+#define DGT_ATOMIC_N	96
+
+static DEFINE_SPINLOCK(dgt_lock);
+
+/**
+ * dgt_atomic_spinlock() - case: GFP_ATOMIC under a spinlock, irqs off
+ */
+void dgt_atomic_spinlock(void)
+{
+	struct blk *b;
+	struct dmaguard_pool *pool;
+	struct dg_pool_stats st;
+	unsigned long flags;
+	unsigned int i, got = 0, nonzero = 0;
+	bool ok = true;
+
+	dgt_case_begin();
+	b = kcalloc(DGT_ATOMIC_N, sizeof(*b), GFP_KERNEL);
+	pool = dmaguard_pool_create("dgt_atomic", dgt_dev, 32, 32, 0);
+	EXPECT(ok, b && pool, "setup failed");
+	if (!ok)
+		goto out;
+	/* The pool is empty: the first allocation grows it in atomic context. */
+	spin_lock_irqsave(&dgt_lock, flags);
+	for (i = 0; i < DGT_ATOMIC_N; i++) {
+		void *v = (i & 1) ?
+			dmaguard_pool_zalloc(pool, GFP_ATOMIC, &b[i].d) :
+			dmaguard_pool_alloc(pool, GFP_ATOMIC, &b[i].d);
+
+		b[i].v = (unsigned long)v;
+		if (!v)
+			continue;
+		got++;
+		if ((i & 1) && !dgt_all_bytes(v, 32, 0))
+			nonzero++;
+		memset(v, 0x3c, 32);
+	}
+	for (i = 0; i < DGT_ATOMIC_N; i += 2)
+		if (b[i].v) {
+			dmaguard_pool_free(pool, (void *)b[i].v, b[i].d);
+			b[i].v = 0;
+		}
+	spin_unlock_irqrestore(&dgt_lock, flags);
+
+	EXPECT(ok, got == DGT_ATOMIC_N, "%u of %u GFP_ATOMIC allocations",
+	       got, DGT_ATOMIC_N);
+	EXPECT(ok, !nonzero, "%u zalloc blocks not zero", nonzero);
+	dgt_stats(pool, &st);
+	EXPECT(ok, st.blocks_in_use == got - DGT_ATOMIC_N / 2,
+	       "in use %llu", st.blocks_in_use);
+	dgt_free_blocks(pool, b, DGT_ATOMIC_N);	/* the odd ones are left */
+	dgt_stats(pool, &st);
+	EXPECT(ok, st.blocks_in_use == 0 && !dgt_bad_total(&st),
+	       "in use %llu, bad %llu", st.blocks_in_use, dgt_bad_total(&st));
+out:
+	dmaguard_pool_destroy(pool);
+	kfree(b);
+	dg_ktap_result(&dgt_ktap, ok, "atomic_spinlock_irqsave");
+}
+
+/* ---- case: GFP_ATOMIC from a hard interrupt (hrtimer callback) ---- */
+
+#define DGT_IRQ_N	48
+
+/* 1 KiB blocks, 32 a chunk: enough chunks to grow the pool's hash table. */
+#define DGT_IRQ_BIG_N	(10 * 32)
+
+struct irq_ctx {
+	struct hrtimer timer;
+	struct completion done;
+	struct dmaguard_pool *pool;
+	struct dmaguard_pool *big;
+	struct blk b[DGT_IRQ_N];
+	struct blk big_b[DGT_IRQ_BIG_N];
+	unsigned int got, big_got;
+	unsigned int nonzero;
+	bool hardirq;
+};
+
+static enum hrtimer_restart dgt_irq_fn(struct hrtimer *t)
+{
+	struct irq_ctx *ctx = container_of(t, struct irq_ctx, timer);
+	unsigned int i;
+
+	ctx->hardirq = in_hardirq();
+	for (i = 0; i < DGT_IRQ_N; i++) {
+		void *v = dmaguard_pool_zalloc(ctx->pool, GFP_ATOMIC,
+					       &ctx->b[i].d);
+
+		ctx->b[i].v = (unsigned long)v;
+		if (!v)
+			continue;
+		ctx->got++;
+		if (!dgt_all_bytes(v, 64, 0))
+			ctx->nonzero++;
+		memset(v, 0x77, 64);
+	}
+	/* New chunks and a bigger chunk table, all in the interrupt. */
+	for (i = 0; i < DGT_IRQ_BIG_N; i++) {
+		void *v = dmaguard_pool_alloc(ctx->big, GFP_ATOMIC,
+					      &ctx->big_b[i].d);
+
+		ctx->big_b[i].v = (unsigned long)v;
+		if (v)
+			ctx->big_got++;
+	}
+	/* Half of them go back from the interrupt, too. */
+	for (i = 0; i < DGT_IRQ_N; i += 2)
+		if (ctx->b[i].v) {
+			dmaguard_pool_free(ctx->pool, (void *)ctx->b[i].v,
+					   ctx->b[i].d);
+			ctx->b[i].v = 0;
+		}
+	complete(&ctx->done);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * dgt_atomic_hardirq() - case: GFP_ATOMIC in a hrtimer callback
+ */
+void dgt_atomic_hardirq(void)
+{
+	struct dg_pool_stats st;
+	struct irq_ctx *ctx;
+	bool ok = true;
+	unsigned int i;
+
+	dgt_case_begin();
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	EXPECT(ok, ctx, "no memory");
+	if (!ctx)
+		goto out;
+	ctx->pool = dmaguard_pool_create("dgt_irq", dgt_dev, 64, 64, 0);
+	ctx->big = dmaguard_pool_create("dgt_irq_big", dgt_dev, 1024, 1024, 0);
+	EXPECT(ok, ctx->pool && ctx->big, "create failed");
+	if (!ok)
+		goto out;
+	init_completion(&ctx->done);
+	hrtimer_init(&ctx->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	ctx->timer.function = dgt_irq_fn;
+	hrtimer_start(&ctx->timer, ms_to_ktime(1), HRTIMER_MODE_REL_HARD);
+	EXPECT(ok, wait_for_completion_timeout(&ctx->done, 10 * HZ),
+	       "timer never fired");
+	hrtimer_cancel(&ctx->timer);
+	EXPECT(ok, ctx->hardirq, "callback not in hard interrupt context");
+	EXPECT(ok, ctx->got == DGT_IRQ_N, "%u of %u allocations in hardirq",
+	       ctx->got, DGT_IRQ_N);
+	EXPECT(ok, !ctx->nonzero, "%u blocks not zero", ctx->nonzero);
+	for (i = 1; i < DGT_IRQ_N; i += 2)
+		if (ctx->b[i].v)
+			EXPECT(ok, dgt_all_bytes((void *)ctx->b[i].v, 64, 0x77),
+			       "block %u changed", i);
+	dgt_free_blocks(ctx->pool, ctx->b, DGT_IRQ_N);
+	dgt_stats(ctx->pool, &st);
+	EXPECT(ok, st.blocks_in_use == 0 && !dgt_bad_total(&st),
+	       "in use %llu, bad %llu", st.blocks_in_use, dgt_bad_total(&st));
+	dgt_stats(ctx->big, &st);
+	EXPECT(ok, ctx->big_got == DGT_IRQ_BIG_N && st.chunks >= 10 &&
+	       st.blocks_in_use == ctx->big_got,
+	       "big pool: %u of %u allocations in hardirq, %u chunks",
+	       ctx->big_got, DGT_IRQ_BIG_N, st.chunks);
+	dgt_free_blocks(ctx->big, ctx->big_b, DGT_IRQ_BIG_N);
+	dgt_stats(ctx->big, &st);
+	EXPECT(ok, st.blocks_in_use == 0 && !dgt_bad_total(&st),
+	       "big pool: in use %llu, bad %llu", st.blocks_in_use,
+	       dgt_bad_total(&st));
+out:
+	if (ctx) {
+		dmaguard_pool_destroy(ctx->pool);
+		dmaguard_pool_destroy(ctx->big);
+	}
+	kfree(ctx);
+	dg_ktap_result(&dgt_ktap, ok, "atomic_hardirq");
+}

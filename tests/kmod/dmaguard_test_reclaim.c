@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmaguard_test: reclaim of chunks that stay empty, two threads on one
+ * pool (with reclaim racing them), the leak check, and destroy with live
+ * blocks.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/kthread.h>
+#include <linux/delay.h>
+#include <linux/completion.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/spinlock.h>
+#include "dmaguard_test.h"
+
+static unsigned int smp_iters = 200000;
+module_param(smp_iters, uint, 0444);
+MODULE_PARM_DESC(smp_iters, "Operations per thread in the concurrency case");
+
+/* ---- case: reclaim of chunks that stay empty ---- */
+
+/**
+ * dgt_reclaim() - case: empty chunks go back after the delay, one kept
+ */
+void dgt_reclaim(void)
+{
+	struct dmaguard_pool *pool;
+	struct dg_pool_stats st, st0;
+	struct blk *b = NULL;
+	unsigned int n = 0, waited = 0;
+	long bytes0, bytes1;
+	bool ok = true;
+	dma_addr_t d;
+	void *v;
+
+	dgt_case_begin();
+	pool = dmaguard_pool_create("dgt_reclaim", dgt_dev, 64, 64, 0);
+	EXPECT(ok, pool, "create failed");
+	if (!pool)
+		goto out;
+	b = dgt_chunks_setup(pool, 4, &n);
+	EXPECT(ok, b, "setup failed");
+	if (!ok)
+		goto out;
+	EXPECT(ok, dgt_alloc_blocks(pool, b, n) == n, "alloc failed");
+	dgt_stats(pool, &st0);
+	bytes0 = atomic_long_read(&dg_chunk_bytes);
+	EXPECT(ok, st0.chunks == 4, "%u chunks for 4 chunks' worth", st0.chunks);
+	dgt_free_blocks(pool, b, n);
+	dgt_stats(pool, &st);
+	/* Hysteresis: nothing goes back the moment it empties. */
+	EXPECT(ok, st.chunks == 4 && st.chunks_empty == 4,
+	       "right after freeing: %u chunks, %u empty", st.chunks,
+	       st.chunks_empty);
+	msleep(400);
+	waited = 400;
+	for (;;) {
+		dgt_stats(pool, &st);
+		if (st.chunks_released >= 3 || waited >= 5000)
+			break;
+		msleep(50);
+		waited += 50;
+	}
+	bytes1 = atomic_long_read(&dg_chunk_bytes);
+	pr_info("# reclaim: after %u ms: chunks %u, released %llu, chunk bytes %ld -> %ld\n",
+		waited, st.chunks, st.chunks_released, bytes0, bytes1);
+	EXPECT(ok, st.chunks_released > 0, "no chunk released after %u ms",
+	       waited);
+	EXPECT(ok, st.chunks_released == 3 && st.chunks == 1,
+	       "released %llu, kept %u (want 3 and 1 with keep=1)",
+	       st.chunks_released, st.chunks);
+	EXPECT(ok, bytes0 - bytes1 == (long)st.chunks_released * st.chunk_size,
+	       "chunk bytes dropped by %ld for %llu chunks of %u",
+	       bytes0 - bytes1, st.chunks_released, st.chunk_size);
+	EXPECT(ok, waited <= 1000, "took %u ms (reclaim_delay_ms not 100?)",
+	       waited);
+	/* The kept chunk serves the next allocation. */
+	v = dmaguard_pool_alloc(pool, GFP_KERNEL, &d);
+	dgt_stats(pool, &st);
+	EXPECT(ok, v && st.chunks_allocated == st0.chunks_allocated,
+	       "allocation after reclaim took a new chunk");
+	if (v)
+		dmaguard_pool_free(pool, v, d);
+out:
+	kfree(b);
+	dmaguard_pool_destroy(pool);
+	dg_ktap_result(&dgt_ktap, ok, "reclaim_empty_chunks");
+}
+
+/* ---- case: two threads on one pool ---- */
+
+#define DGT_SMP_HELD	600
+#define DGT_TRACK_SHIFT	6			/* the pool's stride: 64 */
+#define DGT_TRACK_LIMIT	(4ull << 30)		/* dma below 4 GiB */
+
+struct smp_ctx {
+	struct dmaguard_pool *pool;
+	unsigned long *live;		/* bit per 64-byte dma slot */
+	spinlock_t lock;
+	atomic_t running;
+	struct completion done;
+};
+
+struct smp_thread {
+	struct smp_ctx *ctx;
+	unsigned int id;
+	unsigned long ops, dup, corrupt, nonzero, fail, range;
+	struct blk held[DGT_SMP_HELD];
+	u64 tag[DGT_SMP_HELD];
+	unsigned int n;
+};
+
+static void smp_fill(void *v, u64 tag)
+{
+	u64 *p = v;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = tag;
+}
+
+static bool smp_check(const void *v, u64 tag)
+{
+	const u64 *p = v;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		if (p[i] != tag)
+			return false;
+	return true;
+}
+
+static void smp_free_one(struct smp_thread *t, unsigned int k)
+{
+	struct smp_ctx *ctx = t->ctx;
+	struct blk b = t->held[k];
+	unsigned long flags;
+
+	if (!smp_check((void *)b.v, t->tag[k]))
+		t->corrupt++;
+	spin_lock_irqsave(&ctx->lock, flags);
+	__clear_bit(b.d >> DGT_TRACK_SHIFT, ctx->live);
+	spin_unlock_irqrestore(&ctx->lock, flags);
+	dmaguard_pool_free(ctx->pool, (void *)b.v, b.d);
+	t->n--;
+	t->held[k] = t->held[t->n];
+	t->tag[k] = t->tag[t->n];
+}
+
+static const u32 smp_free_pct[4] = { 35, 65, 35, 97 };
+
+static int smp_thread_fn(void *arg)
+{
+	struct smp_thread *t = arg;
+	struct smp_ctx *ctx = t->ctx;
+	u64 seed = 0x1234567ull * (t->id + 1) + 99;
+	unsigned long flags;
+	unsigned int i;
+	bool zero, dup;
+	dma_addr_t d;
+	void *v;
+
+	for (i = 0; i < smp_iters; i++) {
+		u32 r = dg_rand_below(&seed, 100);
+
+		t->ops++;
+		/*
+		 * Swing between filling and draining (down to empty) so that
+		 * chunks come and go while the other thread works.
+		 */
+		if (t->n && (t->n == DGT_SMP_HELD ||
+			     r < smp_free_pct[(i / 4000) & 3])) {
+			smp_free_one(t, dg_rand_below(&seed, t->n));
+			continue;
+		}
+		zero = r & 1;
+		if (zero)
+			v = dmaguard_pool_zalloc(ctx->pool, GFP_KERNEL, &d);
+		else
+			v = dmaguard_pool_alloc(ctx->pool,
+						(r & 2) ? GFP_ATOMIC : GFP_KERNEL,
+						&d);
+		if (!v) {
+			t->fail++;
+			continue;
+		}
+		if (d >= DGT_TRACK_LIMIT || (d & 63)) {
+			t->range++;
+			dmaguard_pool_free(ctx->pool, v, d);
+			continue;
+		}
+		if (zero && !dgt_all_bytes(v, 64, 0))
+			t->nonzero++;
+		spin_lock_irqsave(&ctx->lock, flags);
+		dup = __test_and_set_bit(d >> DGT_TRACK_SHIFT, ctx->live);
+		spin_unlock_irqrestore(&ctx->lock, flags);
+		if (dup) {
+			/* Someone holds it: do not free it, do not touch it. */
+			t->dup++;
+			continue;
+		}
+		t->held[t->n].v = (unsigned long)v;
+		t->held[t->n].d = d;
+		t->tag[t->n] = ((u64)t->id << 56) | i;
+		smp_fill(v, t->tag[t->n]);
+		t->n++;
+		if (!(i & 255))
+			cond_resched();
+	}
+	while (t->n)
+		smp_free_one(t, t->n - 1);
+	if (atomic_dec_and_test(&ctx->running))
+		complete(&ctx->done);
+	return 0;
+}
+
+/**
+ * dgt_concurrency() - case: two threads on one pool, reclaim racing
+ */
+void dgt_concurrency(void)
+{
+	struct smp_thread *th[2] = { NULL, NULL };
+	struct task_struct *task[2];
+	struct dg_pool_stats st;
+	struct smp_ctx ctx = {};
+	unsigned int i, cpus = num_online_cpus(), reclaimed = 0;
+	bool ok = true;
+	u64 t0;
+
+	dgt_case_begin();
+	ctx.live = vzalloc(BITS_TO_LONGS(DGT_TRACK_LIMIT >> DGT_TRACK_SHIFT) *
+			   sizeof(long));
+	ctx.pool = dmaguard_pool_create("dgt_smp", dgt_dev, 64, 64, 0);
+	spin_lock_init(&ctx.lock);
+	init_completion(&ctx.done);
+	atomic_set(&ctx.running, 2);
+	for (i = 0; i < 2; i++)
+		th[i] = kzalloc(sizeof(*th[i]), GFP_KERNEL);
+	EXPECT(ok, ctx.live && ctx.pool && th[0] && th[1], "setup failed");
+	if (!ok)
+		goto out;
+	if (cpus < 2)
+		pr_info("# concurrency: only %u CPU online; threads interleave, no parallelism\n",
+			cpus);
+	t0 = ktime_get_ns();
+	for (i = 0; i < 2; i++) {
+		th[i]->ctx = &ctx;
+		th[i]->id = i;
+		task[i] = kthread_create(smp_thread_fn, th[i], "dgt_smp/%u", i);
+		if (IS_ERR(task[i])) {
+			EXPECT(ok, 0, "kthread_create failed");
+			/* The other thread (if any) must still finish. */
+			if (atomic_dec_and_test(&ctx.running))
+				complete(&ctx.done);
+			continue;
+		}
+		if (cpus >= 2)
+			kthread_bind(task[i], i % cpus);
+		wake_up_process(task[i]);
+	}
+	/*
+	 * Meanwhile, give every empty chunk back at once, again and again:
+	 * reclaim races with both threads' allocations and frees.
+	 */
+	while (!completion_done(&ctx.done)) {
+		reclaimed += dg_pool_reclaim(dg_test_core(ctx.pool), 0, 0);
+		usleep_range(50, 100);
+	}
+	wait_for_completion(&ctx.done);
+	for (i = 0; i < 2; i++) {
+		struct smp_thread *t = th[i];
+
+		pr_info("# concurrency: thread %u: %lu ops, %lu duplicates, %lu corrupted, %lu not zeroed, %lu failed, %lu out of range\n",
+			i, t->ops, t->dup, t->corrupt, t->nonzero, t->fail,
+			t->range);
+		EXPECT(ok, t->ops == smp_iters, "thread %u ran %lu ops", i,
+		       t->ops);
+		EXPECT(ok, !t->dup && !t->corrupt && !t->nonzero && !t->fail &&
+		       !t->range, "thread %u saw errors", i);
+	}
+	dgt_stats(ctx.pool, &st);
+	pr_info("# concurrency: %u CPUs, %llu ms, chunks allocated %llu released %llu (%u by the racing reclaim)\n",
+		cpus, (ktime_get_ns() - t0) / NSEC_PER_MSEC,
+		st.chunks_allocated, st.chunks_released, reclaimed);
+	EXPECT(ok, st.blocks_in_use == 0 && !dgt_bad_total(&st),
+	       "in use %llu, bad %llu", st.blocks_in_use, dgt_bad_total(&st));
+	EXPECT(ok, find_first_bit(ctx.live, DGT_TRACK_LIMIT >> DGT_TRACK_SHIFT) ==
+	       DGT_TRACK_LIMIT >> DGT_TRACK_SHIFT, "tracking bitmap not empty");
+out:
+	dmaguard_pool_destroy(ctx.pool);
+	kfree(th[0]);
+	kfree(th[1]);
+	vfree(ctx.live);
+	dg_ktap_result(&dgt_ktap, ok, "concurrency_two_threads");
+}
+
+/* ---- case: no chunk memory left behind ---- */
+
+/**
+ * dgt_no_leak() - case: no chunk memory left once every pool is destroyed
+ * @base: the chunk bytes at load time
+ */
+void dgt_no_leak(long base)
+{
+	long now = atomic_long_read(&dg_chunk_bytes);
+	bool ok = true;
+
+	dgt_case_begin();
+	EXPECT(ok, now == base, "chunk bytes %ld after destroying every pool, %ld at load",
+	       now, base);
+	dg_ktap_result(&dgt_ktap, ok, "no_chunk_leak");
+}
+
+/* ---- case: destroy with live blocks ---- */
+
+/**
+ * dgt_destroy_live() - case: destroy with live blocks keeps their chunks
+ */
+void dgt_destroy_live(void)
+{
+	struct dmaguard_pool *pool;
+	struct dg_pool_stats st;
+	struct blk *b = NULL;
+	struct blk first, last;
+	unsigned int n = 0, i;
+	long before, after;
+	bool ok = true;
+
+	dgt_case_begin();
+	pool = dmaguard_pool_create("dgt_live", dgt_dev, 64, 64, 0);
+	EXPECT(ok, pool, "create failed");
+	if (!pool)
+		goto out;
+	b = dgt_chunks_setup(pool, 3, &n);
+	EXPECT(ok, b, "setup failed");
+	if (!ok)
+		goto out;
+	EXPECT(ok, dgt_alloc_blocks(pool, b, n) == n, "alloc failed");
+	if (!ok)
+		goto out;
+	/* Keep the first and last block: two chunks live, the middle empty. */
+	first = b[0];
+	last = b[n - 1];
+	for (i = 1; i < n - 1; i++)
+		dmaguard_pool_free(pool, (void *)b[i].v, b[i].d);
+	memset((void *)first.v, 0x5e, 64);
+	memset((void *)last.v, 0x5f, 64);
+	dgt_stats(pool, &st);
+	EXPECT(ok, st.chunks == 3 && st.chunks_empty == 1 &&
+	       st.blocks_in_use == 2, "chunks %u, empty %u, in use %llu",
+	       st.chunks, st.chunks_empty, st.blocks_in_use);
+	before = atomic_long_read(&dg_chunk_bytes);
+	dmaguard_pool_destroy(pool);
+	pool = NULL;
+	after = atomic_long_read(&dg_chunk_bytes);
+	EXPECT(ok, before - after == (long)st.chunks_empty * st.chunk_size,
+	       "chunk bytes dropped by %ld, want %u (the empty chunk only)",
+	       before - after, st.chunks_empty * st.chunk_size);
+	dgt_leaked_by_design += (long)(st.chunks - st.chunks_empty) * st.chunk_size;
+	/* The live blocks' memory was not handed back: still ours, intact. */
+	EXPECT(ok, dgt_all_bytes((void *)first.v, 64, 0x5e) &&
+	       dgt_all_bytes((void *)last.v, 64, 0x5f),
+	       "live blocks changed after destroy");
+out:
+	kfree(b);
+	dmaguard_pool_destroy(pool);
+	dg_ktap_result(&dgt_ktap, ok, "destroy_with_live_blocks");
+}
