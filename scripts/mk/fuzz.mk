@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# libFuzzer target of the pool core (tests/fuzz/fuzz_pool.c): clang 14 with
+# libFuzzer target of the pool core (tests/fuzz/fuzz_pool.c, the driver, and
+# tests/fuzz/fuzz_device.c, the hostile device): clang 14 with
 # -fsanitize=fuzzer,address,undefined; the core sources are compiled here
 # with fuzzer-no-link instrumentation (coverage feedback from the core).
 #
@@ -18,6 +19,7 @@ FUZZ_BIN	:= $(FUZZ_OUT)/fuzz_pool
 FUZZ_SECONDS	?= 300
 FUZZ_SMOKE_SECONDS ?= 12
 FUZZ_SEEDS	:= tests/fuzz/corpus
+FUZZ_SRCS	:= tests/fuzz/fuzz_pool.c tests/fuzz/fuzz_device.c
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer
 # core.mk (CORE_SRCS) sorts before this file; user flags (USER_CPPFLAGS,
@@ -25,7 +27,7 @@ FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
 FUZZ_CORE_SRCS	:= $(CORE_SRCS)
 FUZZ_CORE_OBJS	:= $(FUZZ_CORE_SRCS:%.c=$(FUZZ_OUT)/obj/%.o)
 FUZZ_HDRS	:= $(wildcard c-core/*.h c-core/platform/user/*.h) \
-		   tests/fuzz/pool_model.h
+		   tests/fuzz/pool_model.h tests/fuzz/fuzz_harness.h
 FUZZ_OPTS	:= -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
 		   -print_final_stats=1
 FUZZ_ENV	:= ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
@@ -41,10 +43,10 @@ $(FUZZ_OUT)/obj/%.o: %.c $(FUZZ_HDRS)
 	$(FUZZ_CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -O1 \
 		-fsanitize=fuzzer-no-link $(FUZZ_SAN) -c $< -o $@
 
-$(FUZZ_BIN): tests/fuzz/fuzz_pool.c $(FUZZ_CORE_OBJS) $(FUZZ_HDRS)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(FUZZ_CORE_OBJS) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(USER_CPPFLAGS) -Itests/fuzz $(USER_CFLAGS) -O1 \
-		-fsanitize=fuzzer $(FUZZ_SAN) $< $(FUZZ_CORE_OBJS) -o $@
+		-fsanitize=fuzzer $(FUZZ_SAN) $(FUZZ_SRCS) $(FUZZ_CORE_OBJS) -o $@
 
 fuzz: $(FUZZ_BIN)
 	@mkdir -p $(FUZZ_OUT)/corpus $(FUZZ_OUT)/artifacts

@@ -9,10 +9,11 @@
  * with the clock moved, destroy and recreate, failure injection, and
  * init_on_alloc / init_on_free switched on and off.
  *
- * Between every two operations a simulated device overwrites every byte of
- * every chunk (dg_pool_for_each_chunk) with input-derived data: random
- * bytes, all-ones, zeros, or forged pointers (into a decoy buffer, at live
- * blocks, into the chunks themselves). The pool must not care.
+ * Between every two operations a simulated device (fuzz_device.c)
+ * overwrites every byte of every chunk (dg_pool_for_each_chunk) with
+ * input-derived data: random bytes, all-ones, zeros, or forged pointers
+ * (into a decoy buffer, at live blocks, into the chunks themselves). The
+ * pool must not care.
  *
  * Everything is checked against the reference model of pool_model.h: an
  * allocation is inside a chunk of its pool, at a block start, aligned, not
@@ -21,23 +22,16 @@
  * model's verdict; stats, report counters and leak counters agree; the
  * decoy buffer is never written. A disagreement aborts (a crash for
  * libFuzzer), with a line on stderr saying what.
+ *
+ * This file decodes the input and drives the operations; fuzz_device.c
+ * holds the device and the checks of DMA memory contents; fuzz_harness.h
+ * the state they share.
  */
-/* Checking loops need no coverage feedback: keep them fast. */
-#define NOCOV	__attribute__((no_sanitize("coverage"), __noinline__))
+#include "fuzz_harness.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include "pool.h"
-#include "dg_user.h"
-#include "pool_model.h"
-
-#define NPOOLS		3
 #define MAX_OPS		1500
 /* Keep a pool's DMA memory small enough for fast scribbling. */
 #define POOL_BYTES_CAP	(1536 * 1024ul)
-#define DECOY_SIZE	8192
-#define PATTERN_SIZE	4096
 #define NR_KINDS	18	/* operation kinds, see the switch below */
 
 struct input {
@@ -71,30 +65,12 @@ static uint64_t get64(struct input *in)
 	return (uint64_t)get32(in) | (uint64_t)get32(in) << 32;
 }
 
-struct slot {
-	struct dg_pool *pool;
-	struct model_pool m;
-};
-
-static struct slot slots[NPOOLS];
-static unsigned char decoy[DECOY_SIZE] __attribute__((aligned(4096)));
-static unsigned char decoy_ref[DECOY_SIZE];
-static uint64_t pattern[PATTERN_SIZE / 8];
+struct slot slots[NPOOLS];
 static bool armed;		/* a failure injection is pending */
 static unsigned long want_first, want_again, want_err;
-static unsigned long op_nr;
-static const char *op_name = "start";
+unsigned long op_nr;
+const char *op_name = "start";
 static bool trace;		/* FUZZ_TRACE=1: one line per operation */
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_pool: op %lu (%s): check failed: %s: ", \
-			op_nr, op_name, #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		abort(); \
-	} \
-} while (0)
 
 /* Index of the first byte of p[0..n) that is not @c, or -1. */
 NOCOV static long first_not(const unsigned char *p, size_t n, unsigned char c)
@@ -118,19 +94,6 @@ NOCOV static long overlap(const struct model_pool *m, const unsigned char *v)
 	return -1;
 }
 
-NOCOV static void decoy_fill(void)
-{
-	size_t i;
-
-	for (i = 0; i < DECOY_SIZE; i++)
-		decoy_ref[i] = decoy[i] = (unsigned char)(0xd0 ^ i);
-}
-
-NOCOV static void decoy_check(void)
-{
-	CHECK(!memcmp(decoy, decoy_ref, DECOY_SIZE), "decoy written by the pool");
-}
-
 /* Chunk snapshot into the model. */
 static void chunk_cb(void *arg, void __dma *mem, size_t len, dma_addr_t dma)
 {
@@ -147,226 +110,6 @@ static void snapshot(struct slot *s)
 {
 	s->m.nchunks = 0;
 	dg_pool_for_each_chunk(s->pool, chunk_cb, &s->m);
-}
-
-/* The hostile device: overwrite all of every chunk with the pattern. */
-/* Chunks the device wrote last time (the pattern), for verify_untouched(). */
-static unsigned char *scribbled[NPOOLS * MODEL_MAX_CHUNKS];
-static unsigned int nscribbled;
-
-NOCOV static void scribble_cb(void *arg, void __dma *mem, size_t len,
-			dma_addr_t dma)
-{
-	unsigned char *p = (unsigned char *)mem;
-	size_t off, n;
-
-	(void)arg;
-	(void)dma;
-	if (nscribbled < NPOOLS * MODEL_MAX_CHUNKS)
-		scribbled[nscribbled++] = p;
-	for (off = 0; off < len; off += n) {
-		n = len - off < PATTERN_SIZE ? len - off : PATTERN_SIZE;
-		memcpy(p + off, pattern, n);
-	}
-}
-
-NOCOV static uint64_t xorshift(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
-
-/* A pointer-looking value a device could plant. */
-NOCOV static uint64_t forged_word(uint64_t r)
-{
-	const struct slot *s = &slots[r % NPOOLS];
-	unsigned int k = (unsigned int)(r >> 8);
-
-	switch ((r >> 4) % 8) {
-	case 0:
-		return (uintptr_t)decoy + (k % DECOY_SIZE & ~7u);
-	case 1:
-		return (uintptr_t)decoy + (k % DECOY_SIZE) + DG_USER_DMA_OFFSET;
-	case 2:
-		if (s->pool && s->m.nlive)
-			return (uintptr_t)s->m.live[k % s->m.nlive].v;
-		return (uintptr_t)decoy;
-	case 3:
-		if (s->pool && s->m.nchunks)
-			return (uintptr_t)s->m.chunks[k % s->m.nchunks].mem +
-			       (k >> 8) % s->m.chunks[k % s->m.nchunks].len;
-		return 0;
-	case 4:
-		return (uintptr_t)&slots[0];	/* kernel-ish data */
-	case 5:
-		return ~0ull;
-	case 6:
-		return k % 4096;		/* small index */
-	default:
-		return r;
-	}
-}
-
-NOCOV static void scribble_mode(uint8_t mode)
-{
-	uint64_t seed = 0x9e3779b97f4a7c15ull ^ (op_nr * 0x100000001b3ull) ^
-			mode;
-	size_t i;
-	int k;
-
-	switch (mode % 4) {
-	case 0:
-		for (i = 0; i < PATTERN_SIZE / 8; i++)
-			pattern[i] = xorshift(&seed);
-		break;
-	case 1:
-		memset(pattern, 0xff, sizeof(pattern));
-		break;
-	case 2:
-		for (i = 0; i < PATTERN_SIZE / 8; i++)
-			pattern[i] = forged_word(xorshift(&seed));
-		break;
-	default:
-		memset(pattern, (mode & 0x80) ? 0 : 0xa5, sizeof(pattern));
-		break;
-	}
-	nscribbled = 0;
-	for (k = 0; k < NPOOLS; k++)
-		if (slots[k].pool)
-			dg_pool_for_each_chunk(slots[k].pool, scribble_cb, NULL);
-}
-
-/* Bytes a pool call may have written: the block it handed out or took. */
-struct allowed {
-	const unsigned char *p;
-	size_t n;
-};
-
-static struct model_chunk all_chunks[NPOOLS * MODEL_MAX_CHUNKS];
-static unsigned int nall;
-static const unsigned char zero_page[PATTERN_SIZE];
-
-NOCOV static void collect_cb(void *arg, void __dma *mem, size_t len,
-			     dma_addr_t dma)
-{
-	(void)arg;
-	if (nall < NPOOLS * MODEL_MAX_CHUNKS) {
-		all_chunks[nall].mem = (unsigned char *)mem;
-		all_chunks[nall].len = len;
-		all_chunks[nall].dma = dma;
-		nall++;
-	}
-}
-
-NOCOV static bool was_scribbled(const unsigned char *mem)
-{
-	unsigned int k;
-
-	for (k = 0; k < nscribbled; k++)
-		if (scribbled[k] == mem)
-			return true;
-	return false;
-}
-
-NOCOV static const struct model_chunk *chunk_of(const unsigned char *p)
-{
-	unsigned int i;
-
-	for (i = 0; i < nall; i++)
-		if (p >= all_chunks[i].mem &&
-		    p < all_chunks[i].mem + all_chunks[i].len)
-			return &all_chunks[i];
-	return NULL;
-}
-
-/*
- * The core's only write to DMA memory is zeroing the block it hands out
- * or takes back. Everything else must still be what was there before the
- * call: what the device wrote last (zero in a chunk that arrived during
- * this operation), or the harness's 0x77 paint in @paint. In @zero (the
- * block's stride) a byte may also have become 0, and nothing else.
- */
-NOCOV static void verify_untouched(const struct allowed *paint,
-				   const struct allowed *zero)
-{
-	static const struct allowed none;
-	const struct allowed *r[2];
-	const struct model_chunk *c;
-	unsigned char *saved[2] = { NULL, NULL }, *p, exp;
-	const unsigned char *want, *pat = (const unsigned char *)pattern;
-	uintptr_t pa, pb, za, zb, x;
-	size_t off, j, base;
-	unsigned int i;
-	bool fresh;
-	int k;
-
-	r[0] = paint ? paint : &none;
-	r[1] = zero ? zero : &none;
-	nall = 0;
-	for (k = 0; k < NPOOLS; k++)
-		if (slots[k].pool)
-			dg_pool_for_each_chunk(slots[k].pool, collect_cb, NULL);
-	/* the ranges, byte by byte; then the device's bytes put back there */
-	pa = (uintptr_t)r[0]->p;
-	pb = pa + r[0]->n;
-	za = (uintptr_t)r[1]->p;
-	zb = za + r[1]->n;
-	for (k = 0; k < 2; k++) {
-		p = (unsigned char *)r[k]->p;
-		c = r[k]->n ? chunk_of(p) : NULL;
-		if (!c)
-			continue;
-		CHECK(p + r[k]->n <= c->mem + c->len, "range runs past its chunk");
-		saved[k] = malloc(r[k]->n);
-		CHECK(saved[k], "out of memory");
-		memcpy(saved[k], p, r[k]->n);
-		fresh = !was_scribbled(c->mem);
-		base = (size_t)(p - c->mem);
-		for (j = 0; j < r[k]->n; j++) {
-			x = (uintptr_t)(p + j);
-			exp = x >= pa && x < pb ? 0x77 :
-			      fresh ? 0 : pat[(base + j) % PATTERN_SIZE];
-			CHECK(p[j] == exp || (!p[j] && x >= za && x < zb),
-			      "the pool wrote DMA memory at %p (chunk %p + %zu): %#x, was %#x",
-			      (void *)(p + j), (void *)c->mem, base + j, p[j],
-			      exp);
-		}
-	}
-	for (k = 0; k < 2; k++)
-		if (saved[k]) {
-			p = (unsigned char *)r[k]->p;
-			c = chunk_of(p);
-			fresh = !was_scribbled(c->mem);
-			base = (size_t)(p - c->mem);
-			for (j = 0; j < r[k]->n; j++)
-				p[j] = fresh ? 0 : pat[(base + j) % PATTERN_SIZE];
-		}
-	/* everything else: as the device left it */
-	for (i = 0; i < nall; i++) {
-		c = &all_chunks[i];
-		want = was_scribbled(c->mem) ? (const unsigned char *)pattern :
-					       zero_page;
-		for (off = 0; off < c->len; off += PATTERN_SIZE) {
-			if (!memcmp(c->mem + off, want, PATTERN_SIZE))
-				continue;
-			for (j = 0; j < PATTERN_SIZE; j++)
-				CHECK(c->mem[off + j] == want[j],
-				      "the pool wrote DMA memory at %p (chunk %p + %zu): %#x, device left %#x",
-				      (void *)(c->mem + off + j), (void *)c->mem,
-				      off + j, c->mem[off + j], want[j]);
-		}
-	}
-	/* in reverse: the ranges may overlap */
-	for (k = 1; k >= 0; k--)
-		if (saved[k]) {
-			memcpy((unsigned char *)r[k]->p, saved[k], r[k]->n);
-			free(saved[k]);
-		}
 }
 
 static void scribble(struct input *in)
