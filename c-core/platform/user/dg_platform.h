@@ -80,69 +80,19 @@ static inline int order_base_2(unsigned long n)
 	return n <= 1 ? 0 : ilog2(n - 1) + 1;
 }
 
-/* list_head: the subset of <linux/list.h> the core uses. */
+/*
+ * list_head: only the type, for the pool's registry link (owner_link),
+ * which the core initialises and never walks; the chunk lists are dg_ring.
+ */
 struct list_head {
 	struct list_head *next, *prev;
 };
-
-#define LIST_HEAD_INIT(name)	{ &(name), &(name) }
 
 static inline void INIT_LIST_HEAD(struct list_head *h)
 {
 	h->next = h;
 	h->prev = h;
 }
-
-static inline void __list_add(struct list_head *n, struct list_head *prev,
-			      struct list_head *next)
-{
-	next->prev = n;
-	n->next = next;
-	n->prev = prev;
-	prev->next = n;
-}
-
-static inline void list_add(struct list_head *n, struct list_head *h)
-{
-	__list_add(n, h, h->next);
-}
-
-static inline void list_add_tail(struct list_head *n, struct list_head *h)
-{
-	__list_add(n, h->prev, h);
-}
-
-static inline void list_del_init(struct list_head *e)
-{
-	e->next->prev = e->prev;
-	e->prev->next = e->next;
-	INIT_LIST_HEAD(e);
-}
-
-static inline void list_move(struct list_head *e, struct list_head *h)
-{
-	e->next->prev = e->prev;
-	e->prev->next = e->next;
-	list_add(e, h);
-}
-
-static inline void list_move_tail(struct list_head *e, struct list_head *h)
-{
-	e->next->prev = e->prev;
-	e->prev->next = e->next;
-	list_add_tail(e, h);
-}
-
-static inline bool list_empty(const struct list_head *h)
-{
-	return h->next == h;
-}
-
-#define list_entry(ptr, type, member)	container_of(ptr, type, member)
-#define list_first_entry(h, type, member) list_entry((h)->next, type, member)
-#define list_last_entry(h, type, member) list_entry((h)->prev, type, member)
-#define list_first_entry_or_null(h, type, member) \
-	(list_empty(h) ? NULL : list_first_entry(h, type, member))
 
 /* Lock: a test-and-set spinlock, as cheap as the kernel's uncontended. */
 typedef struct {
