@@ -1,9 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Chunk table: from a chunk's address key (address >> chunk_shift) to its
- * descriptor, so that a free finds its chunk in O(1) from arithmetic on
- * the pointer alone. Open addressing with linear probing; the pool keeps
- * it at most half full and serialises every call with its lock.
+ * Chunk table: from a block's CPU address to its chunk in O(1), by
+ * arithmetic on the pointer alone (the pool never trusts a pointer it is
+ * handed, and never reads device-visible memory).
+ *
+ * Chunk memory is only page aligned (an IOMMU remaps it with vmap(), the
+ * atomic pools hand out page-aligned pieces), so a chunk of 2^shift bytes
+ * is not aligned to its size. Cut the address space into windows of
+ * 2^shift bytes: a chunk covers at most two consecutive windows, and a
+ * window holds parts of at most two chunks. The table maps a window
+ * number to each chunk that touches it (one or two entries per chunk), and
+ * a lookup checks which of them really contains the address.
+ *
+ * Open addressing with linear probing and backward-shift deletion, no
+ * tombstones. The pool keeps it at most half full and serialises every
+ * call with its lock.
  */
 #ifndef _DMAGUARD_CORE_CHUNK_TABLE_H
 #define _DMAGUARD_CORE_CHUNK_TABLE_H
@@ -14,49 +25,53 @@
 
 struct dg_chunk;
 
+/*
+ * One window of one chunk. @base is the chunk's first block address
+ * (page aligned), with bit 0 set for the chunk's second window.
+ */
 struct dg_chunk_slot {
-	unsigned long key;
+	unsigned long base;
 	struct dg_chunk *chunk;	/* NULL: slot unused */
 };
 
 struct dg_chunk_table {
 	struct dg_chunk_slot *slots;
-	u32 mask;		/* slots - 1, slots a power of two */
+	u32 bits;		/* log2 of the number of slots */
 	u32 used;
+	u32 shift;		/* log2 of the chunk (and window) size */
 };
 
-/* Room for one more within the load factor of 1/2. */
+static inline u32 dg_table_slots(const struct dg_chunk_table *t)
+{
+	return 1u << t->bits;
+}
+
+/* Entries a chunk at @base takes: one, or two when it straddles windows. */
+static inline u32 dg_table_entries(const struct dg_chunk_table *t,
+				   unsigned long base)
+{
+	return (base & ((1ul << t->shift) - 1)) ? 2 : 1;
+}
+
+/* Room for one more chunk within the load factor of 1/2. */
 static inline bool dg_table_has_room(const struct dg_chunk_table *t)
 {
-	return (t->used + 1) * 2 <= t->mask + 1;
+	return (t->used + 2) * 2 <= dg_table_slots(t);
 }
 
-/* Room for one more at all: a slot must stay empty to end every probe. */
+/* Room for one more chunk at all: a slot must stay empty to end a probe. */
 static inline bool dg_table_can_insert(const struct dg_chunk_table *t)
 {
-	return t->used + 2 <= t->mask + 1;
-}
-
-/* Walk every chunk: u32 pos = 0; while ((c = dg_table_next(t, &pos))) */
-static inline struct dg_chunk *dg_table_next(const struct dg_chunk_table *t,
-					     u32 *pos)
-{
-	struct dg_chunk *chunk;
-
-	while (*pos <= t->mask) {
-		chunk = t->slots[(*pos)++].chunk;
-		if (chunk)
-			return chunk;
-	}
-	return NULL;
+	return t->used + 3 <= dg_table_slots(t);
 }
 
 struct dg_chunk *dg_table_find(const struct dg_chunk_table *t,
-			       unsigned long key);
-void dg_table_insert(struct dg_chunk_table *t, unsigned long key,
+			       unsigned long addr);
+void dg_table_insert(struct dg_chunk_table *t, unsigned long base,
 		     struct dg_chunk *chunk);
-void dg_table_remove(struct dg_chunk_table *t, unsigned long key);
+void dg_table_remove(struct dg_chunk_table *t, unsigned long base,
+		     struct dg_chunk *chunk);
 struct dg_chunk_slot *dg_table_rehash(struct dg_chunk_table *t,
-				      struct dg_chunk_slot *slots, u32 n);
+				      struct dg_chunk_slot *slots, u32 bits);
 
 #endif /* _DMAGUARD_CORE_CHUNK_TABLE_H */

@@ -19,12 +19,12 @@
 #define __dma
 #endif
 
-#ifndef __force
+/* tools/include (the userspace build) leaves __force empty for sparse. */
 #ifdef __CHECKER__
+#undef __force
 #define __force	__attribute__((force))
-#else
+#elif !defined(__force)
 #define __force
-#endif
 #endif
 
 /*
@@ -41,34 +41,6 @@ static inline unsigned long dg_dma_addr(const void __dma *mem)
 static inline void dg_dma_zero(void __dma *mem, size_t len)
 {
 	memset((void __force *)mem, 0, len);
-}
-
-/*
- * The same for small 8-byte aligned blocks: plain stores instead of a call,
- * 64 bytes a loop iteration, then at most three straight steps (TCG pays
- * for every branch). WRITE_ONCE keeps the compiler from turning the loop
- * back into memset().
- */
-static inline void dg_dma_zero_words(void __dma *mem, unsigned int words)
-{
-	u64 *p = (u64 __force *)mem;
-	unsigned int i;
-
-	for (; words >= 8; words -= 8, p += 8)
-		for (i = 0; i < 8; i++)
-			WRITE_ONCE(p[i], 0);
-	if (words & 4) {
-		for (i = 0; i < 4; i++)
-			WRITE_ONCE(p[i], 0);
-		p += 4;
-	}
-	if (words & 2) {
-		WRITE_ONCE(p[0], 0);
-		WRITE_ONCE(p[1], 0);
-		p += 2;
-	}
-	if (words & 1)
-		WRITE_ONCE(p[0], 0);
 }
 
 #endif /* _DMAGUARD_DMA_SPACE_H */

@@ -4,31 +4,47 @@
  *
  * The device may read and write every byte of every chunk at any time, so
  * the pool keeps all of its state out of line and never reads chunk
- * memory. Everything below "mem" in a chunk belongs to the device.
+ * memory. Everything a chunk's "mem" points to belongs to the device.
  *
- * chunk          2^chunk_shift bytes of coherent memory. The DMA API aligns
- *                both its CPU and bus address to the allocation's page
- *                order, which lets a block's chunk be found from the
- *                address alone (checked when a chunk arrives).
+ * chunk          chunk_size bytes of blocks (a power of two) in one coherent
+ *                allocation. Nothing is assumed of the allocation beyond
+ *                page alignment of its CPU and of its bus address, and no
+ *                relation between the two: an IOMMU remaps it (vmap()ed
+ *                CPU address, IOVA), atomic allocations come from
+ *                page-aligned pools.
  * struct dg_chunk  its descriptor: addresses, free count and a bitmap
  *                (bit set = block free), in ordinary kernel memory.
- * table          (vaddr >> chunk_shift) -> chunk (chunk_table.c), so that
- *                free() finds the chunk in O(1) without trusting vaddr.
- * partial        chunks with at least one free block. Allocation takes the
- *                head; a chunk that fills leaves the list, one that gets a
- *                block back rejoins at the head, one that empties moves to
- *                the tail, where reclaim finds it.
+ * table          block address -> chunk (chunk_table.c), so that free()
+ *                finds the chunk in O(1) without trusting the pointer.
+ * partial, full  chunks with at least one free block, and the others.
+ *                Allocation takes the head of partial; a chunk that fills
+ *                moves to full; one that gets a block back returns to the
+ *                head of partial; one that empties moves to its tail, so
+ *                the empty chunks form the tail, oldest first, for reclaim.
  *
- * Block layout: blocks sit at index * stride. When a boundary is smaller
- * than a chunk, the chunk is cut into boundary-sized segments of
- * blocks_per_seg blocks each, and a block's bit number is
- * (segment << seg_bits) | slot, so that index -> offset is two shifts and
- * a multiply. offset -> index uses a reciprocal instead of a division;
- * the pool's hot paths have no divide.
+ * Block layout: blocks sit at index * stride from the chunk's first block.
+ * When a boundary is smaller than the chunk, the chunk is cut into
+ * boundary-sized segments of blocks_per_seg blocks each, and a block's bit
+ * number is (segment << seg_bits) | slot, so that index -> offset is two
+ * shifts and a multiply. offset -> index is a shift for power-of-two
+ * strides and a multiply by a reciprocal otherwise: no divide on the hot
+ * paths (a 64-bit divide costs tens of cycles on current x86).
+ *
+ * Alignment and boundaries are promises about bus addresses (and CPU
+ * addresses up to a page). Offsets inside a chunk keep them when the
+ * chunk's first block has a bus address aligned to bus_align, the larger
+ * of the block alignment and the boundary (at most the chunk size). That
+ * is at most a page for most pools and then holds for any allocation;
+ * otherwise a chunk whose bus address is not aligned enough is replaced by
+ * a larger allocation that contains an aligned window (chunk_create()).
+ *
+ * Locking: pool->lock (spinlock_t, taken with interrupts saved: pools are
+ * used from hard interrupt handlers) protects every field below it in
+ * struct dg_pool and every chunk descriptor. Neither chunk memory nor
+ * bookkeeping is allocated or freed under it.
  */
 #include "pool.h"
 #include "chunk_table.h"
-#include "dg_ring.h"
 
 /*
  * Chunk sizes: at least DG_CHUNK_MIN_BLOCKS blocks a chunk, so that the
@@ -47,14 +63,13 @@
  */
 #define DG_RECIP_SHIFT		42
 
-#define DG_NO_KEY		(~0ul)
-
-#define ring_chunk(r)	container_of(r, struct dg_chunk, link)
-
 struct dg_chunk {
-	struct dg_ring link;	/* on pool->partial unless full */
-	char __dma *mem;
+	struct list_head node;	/* on pool->partial or pool->full */
+	char __dma *blocks;	/* CPU address of the first block */
+	dma_addr_t blocks_dma;	/* its bus address */
+	char __dma *mem;	/* the allocation, as dg_chunk_mem_alloc() gave it */
 	dma_addr_t dma;
+	size_t mem_size;
 	unsigned long empty_since;
 	u32 nr_free;
 	u32 hint;		/* no free bit in the words below this one */
@@ -62,15 +77,24 @@ struct dg_chunk {
 };
 
 struct dg_pool {
-	dg_lock_t lock;
-	struct dg_ring partial;
-	struct dg_ring deferred;	/* chunks to free in process context */
-	/* free() fast path: the chunk of the previous free */
-	unsigned long last_key;
-	struct dg_chunk *last;
+	spinlock_t lock;		/* see "Locking" above */
+	struct list_head partial;
+	struct list_head full;
+	struct list_head deferred;	/* chunks to free in process context */
+	struct dg_chunk *last;		/* chunk of the previous free */
 	struct dg_chunk_table table;
+	/* Counters: statistics are read from these, never from a walk. */
+	u64 in_use;			/* blocks handed out */
+	u32 nr_chunks;
+	u32 nr_empty;			/* chunks with every block free */
+	u32 nr_parked;			/* allocations on the deferred list */
+	u64 chunks_allocated;
+	u64 chunks_released;
+	u64 meta_bytes;
+	u64 bad[DG_BAD_NR];
+	bool reported;			/* first bad free reported in full */
 
-	/* Geometry, fixed at creation. */
+	/* Geometry, fixed at creation; read without the lock. */
 	u32 size;
 	u32 stride;
 	u32 chunk_shift;
@@ -80,27 +104,18 @@ struct dg_pool {
 	/* >0: power-of-two stride, no segments; offset = index << this. */
 	u32 stride_shift;
 	unsigned long seg_mask;	/* segment size - 1 */
+	unsigned long bus_align; /* bus alignment of a chunk's first block */
 	u32 blocks_per_seg;
 	u32 blocks_per_chunk;
+	u32 map_bits;
 	u32 map_words;
 	u64 recip;
 	unsigned long *map_full;	/* bitmap of a fresh chunk */
 
-	u32 zero_words;		/* >0: zero blocks with this many u64 stores */
-
-	/* Counters, under lock; blocks in use are derived, not counted. */
-	u32 nr_chunks;
-	u64 chunks_allocated;
-	u64 chunks_released;
-	u64 meta_bytes;
-	u64 bad[DG_BAD_NR];
-	bool reported;
-
 	void *dev;
 	int node;
 	char name[DG_POOL_NAME_LEN];
-	/* For the platform's registry of pools; the core never touches it. */
-	struct list_head owner_link;
+	struct dg_pool_plat plat;	/* the platform's: reclaim, registry */
 };
 
 static const char * const dg_bad_names[DG_BAD_NR] = {
@@ -110,22 +125,68 @@ static const char * const dg_bad_names[DG_BAD_NR] = {
 	[DG_BAD_DOUBLE] = "block already free (double free)",
 };
 
-static unsigned long chunk_key(const struct dg_pool *pool,
-			       const struct dg_chunk *chunk)
+static inline unsigned long chunk_size(const struct dg_pool *pool)
 {
-	return dg_dma_addr(chunk->mem) >> pool->chunk_shift;
+	return 1ul << pool->chunk_shift;
 }
 
-/* Called with the lock held; frees the old array (kfree is fine there). */
-static void pool_rehash(struct dg_pool *pool, struct dg_chunk_slot *slots,
-			u32 n)
+static inline bool chunk_is_empty(const struct dg_pool *pool,
+				  const struct dg_chunk *chunk)
 {
-	struct dg_chunk_slot *old = dg_table_rehash(&pool->table, slots, n);
-
-	pool->meta_bytes -= dg_ksize(old);
-	pool->meta_bytes += dg_ksize(slots);
-	dg_kfree(old);
+	return chunk->nr_free == pool->blocks_per_chunk;
 }
+
+#ifdef DG_DEBUG
+/* The invariants every operation keeps; O(chunks), debug builds only. */
+static void pool_check(struct dg_pool *pool)
+{
+	u32 chunks = 0, empty = 0, entries = 0, free, w;
+	bool seen_empty = false;
+	struct dg_chunk *chunk;
+	u64 in_use = 0;
+
+	list_for_each_entry(chunk, &pool->partial, node) {
+		dg_assert(chunk->nr_free > 0);
+		/* The empty chunks form the tail of the partial list. */
+		dg_assert(!seen_empty || chunk_is_empty(pool, chunk));
+		seen_empty |= chunk_is_empty(pool, chunk);
+		empty += chunk_is_empty(pool, chunk);
+	}
+	list_for_each_entry(chunk, &pool->full, node)
+		dg_assert(chunk->nr_free == 0);
+	dg_assert(empty == pool->nr_empty);
+	list_for_each_entry(chunk, &pool->partial, node) {
+		chunks++;
+		free = 0;
+		for (w = 0; w < pool->map_words; w++) {
+			free += __builtin_popcountl(chunk->map[w]);
+			dg_assert(w >= chunk->hint || !chunk->map[w]);
+		}
+		dg_assert(free == chunk->nr_free);
+		dg_assert(chunk->map[chunk->hint]);
+		in_use += pool->blocks_per_chunk - chunk->nr_free;
+		entries += dg_table_entries(&pool->table,
+					    dg_dma_addr(chunk->blocks));
+		dg_assert(dg_table_find(&pool->table,
+					dg_dma_addr(chunk->blocks)) == chunk);
+	}
+	list_for_each_entry(chunk, &pool->full, node) {
+		chunks++;
+		in_use += pool->blocks_per_chunk;
+		entries += dg_table_entries(&pool->table,
+					    dg_dma_addr(chunk->blocks));
+		dg_assert(dg_table_find(&pool->table, dg_dma_addr(chunk->blocks) +
+					chunk_size(pool) - 1) == chunk);
+	}
+	dg_assert(chunks == pool->nr_chunks);
+	dg_assert(in_use == pool->in_use);
+	dg_assert(entries == pool->table.used);
+}
+#else
+static inline void pool_check(struct dg_pool *pool)
+{
+}
+#endif
 
 /**
  * dg_pool_check_params() - validate what a pool is asked to be
@@ -159,11 +220,12 @@ int dg_pool_check_params(const struct dg_pool_params *p, const char **why)
 	return -EINVAL;
 }
 
-/* Geometry: chunk size, segments, bitmap shape. */
-static void pool_set_geometry(struct dg_pool *pool, size_t boundary)
+/* Geometry: chunk size, segments, bitmap shape, bus alignment. */
+static void pool_set_geometry(struct dg_pool *pool, size_t align,
+			      size_t boundary)
 {
 	unsigned long chunk, seg;
-	u32 nseg, bits;
+	u32 nseg;
 
 	chunk = roundup_pow_of_two((unsigned long)pool->stride *
 				   DG_CHUNK_MIN_BLOCKS);
@@ -188,24 +250,23 @@ static void pool_set_geometry(struct dg_pool *pool, size_t boundary)
 	pool->slot_mask = (1u << pool->seg_bits) - 1;
 	pool->seg_mask = seg - 1;
 	pool->blocks_per_chunk = nseg * pool->blocks_per_seg;
-	bits = ((nseg - 1) << pool->seg_bits) + pool->blocks_per_seg;
-	pool->map_words = (bits + BITS_PER_LONG - 1) / BITS_PER_LONG;
+	pool->map_bits = ((nseg - 1) << pool->seg_bits) + pool->blocks_per_seg;
+	pool->map_words = BITS_TO_LONGS(pool->map_bits);
 	pool->recip = (1ull << DG_RECIP_SHIFT) / pool->stride + 1;
 	if (seg == chunk && is_power_of_2(pool->stride) && pool->stride > 1)
 		pool->stride_shift = ilog2(pool->stride);
+
+	/* Offsets keep both promises from a chunk start aligned to this. */
+	pool->bus_align = max(align, boundary ? min(boundary, chunk) : 1ul);
 }
 
 static void pool_fill_map_full(struct dg_pool *pool)
 {
-	u32 seg, slot, bit;
-	u32 nseg = 1u << (pool->chunk_shift - pool->seg_shift);
+	u32 seg, slot, nseg = 1u << (pool->chunk_shift - pool->seg_shift);
 
 	for (seg = 0; seg < nseg; seg++)
-		for (slot = 0; slot < pool->blocks_per_seg; slot++) {
-			bit = (seg << pool->seg_bits) | slot;
-			pool->map_full[bit / BITS_PER_LONG] |=
-				1ul << (bit % BITS_PER_LONG);
-		}
+		for (slot = 0; slot < pool->blocks_per_seg; slot++)
+			__set_bit(seg << pool->seg_bits | slot, pool->map_full);
 }
 
 /**
@@ -217,12 +278,12 @@ static void pool_fill_map_full(struct dg_pool *pool)
  */
 struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 {
+	size_t align = p->align ? p->align : 1;
 	struct dg_pool *pool;
 	const char *why;
-	size_t align = p->align ? p->align : 1;
 
 	if (dg_pool_check_params(p, &why)) {
-		dg_err("pool %s: cannot create: %s (size %zu align %zu boundary %zu)",
+		dg_err(p->dev, "pool %s: cannot create: %s (size %zu align %zu boundary %zu)",
 		       p->name ? p->name : "(null)", why, p->size, p->align,
 		       p->boundary);
 		return NULL;
@@ -232,23 +293,15 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	if (!pool)
 		return NULL;
 	snprintf(pool->name, sizeof(pool->name), "%s", p->name);
-	dg_lock_init(&pool->lock);
-	ring_init(&pool->partial);
-	ring_init(&pool->deferred);
-	INIT_LIST_HEAD(&pool->owner_link);
-	pool->last_key = DG_NO_KEY;
+	spin_lock_init(&pool->lock);
+	INIT_LIST_HEAD(&pool->partial);
+	INIT_LIST_HEAD(&pool->full);
+	INIT_LIST_HEAD(&pool->deferred);
 	pool->dev = p->dev;
 	pool->node = p->node;
 	pool->size = p->size;
 	pool->stride = ALIGN(p->size, align);
-	pool_set_geometry(pool, p->boundary);
-	/*
-	 * Small 8-byte aligned blocks are zeroed with a few stores rather than
-	 * a memset() call, up to the platform's DG_ZERO_INLINE_MAX; the stores
-	 * may cover the stride's padding, which belongs to the block.
-	 */
-	if (align >= 8 && ALIGN(pool->size, 8) <= min(pool->stride, DG_ZERO_INLINE_MAX))
-		pool->zero_words = ALIGN(pool->size, 8) / 8;
+	pool_set_geometry(pool, align, p->boundary);
 
 	pool->map_full = dg_kzalloc_node(pool->map_words * sizeof(long),
 					 GFP_KERNEL, p->node);
@@ -261,10 +314,12 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 		dg_kfree(pool);
 		return NULL;
 	}
-	pool->table.mask = DG_TABLE_MIN_SLOTS - 1;
+	pool->table.bits = ilog2(DG_TABLE_MIN_SLOTS);
+	pool->table.shift = pool->chunk_shift;
 	pool_fill_map_full(pool);
 	pool->meta_bytes = dg_ksize(pool) + dg_ksize(pool->map_full) +
 			   dg_ksize(pool->table.slots);
+	dg_plat_init(&pool->plat);
 	return pool;
 }
 
@@ -275,128 +330,104 @@ static size_t chunk_desc_size(const struct dg_pool *pool)
 
 static void chunk_destroy(struct dg_pool *pool, struct dg_chunk *chunk)
 {
-	dg_chunk_mem_free(pool->dev, 1ul << pool->chunk_shift, chunk->mem,
-			  chunk->dma);
+	dg_chunk_mem_free(pool->dev, chunk->mem_size, chunk->mem, chunk->dma);
 	dg_kfree(chunk);
 }
 
 /*
  * Give back a chunk that never went into service. Its DMA memory cannot be
- * freed with interrupts off (dma_free_coherent() forbids it), and an
- * atomic caller may have them off: then it waits on pool->deferred for
- * the next reclaim or the destroy. Called without the lock.
+ * freed with interrupts off or in atomic context (dma_free_coherent() and,
+ * under an IOMMU, vunmap() forbid it): for an atomic caller it waits on
+ * pool->deferred for the next reclaim or the destroy. Called without the
+ * lock.
  */
-static void pool_drop_chunk(struct dg_pool *pool, struct dg_chunk *chunk,
-			    gfp_t gfp)
+static void chunk_drop(struct dg_pool *pool, struct dg_chunk *chunk,
+		       gfp_t gfp)
 {
-	unsigned long flags = 0;
+	unsigned long flags;
 
 	if (dg_gfp_may_sleep(gfp)) {
 		chunk_destroy(pool, chunk);
 		return;
 	}
-	dg_lock_irqsave(&pool->lock, flags);
-	ring_push_head(&chunk->link, &pool->deferred);
-	dg_unlock_irqrestore(&pool->lock, flags);
+	spin_lock_irqsave(&pool->lock, flags);
+	list_add(&chunk->node, &pool->deferred);
+	pool->nr_parked++;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	dg_plat_reclaim_kick(&pool->plat, ~0u);
+}
+
+/* Offset of the first block: what aligns the bus address to bus_align. */
+static unsigned long chunk_phase(const struct dg_pool *pool, dma_addr_t dma)
+{
+	return (unsigned long)-dma & (pool->bus_align - 1);
+}
+
+static bool chunk_get_mem(struct dg_pool *pool, struct dg_chunk *chunk,
+			  size_t size, gfp_t gfp)
+{
+	chunk->mem = dg_chunk_mem_alloc(pool->dev, size, &chunk->dma, gfp);
+	chunk->mem_size = size;
+	return !!chunk->mem;
 }
 
 /* A fresh chunk, not yet visible to anyone; called without the lock. */
 static struct dg_chunk *chunk_create(struct dg_pool *pool, gfp_t gfp)
 {
-	unsigned long size = 1ul << pool->chunk_shift;
-	struct dg_chunk *chunk;
-	dma_addr_t dma;
-	char __dma *mem;
+	struct dg_chunk *chunk, *spare;
+	unsigned long off;
 
+	gfp &= ~__GFP_ZERO;
 	chunk = dg_kzalloc_node(chunk_desc_size(pool), gfp, pool->node);
 	if (!chunk)
 		return NULL;
-	mem = dg_chunk_mem_alloc(pool->dev, size, &dma, gfp & ~__GFP_ZERO);
-	if (!mem) {
-		dg_kfree(chunk);
-		return NULL;
+	if (!chunk_get_mem(pool, chunk, chunk_size(pool), gfp))
+		goto fail;
+	off = chunk_phase(pool, chunk->dma);
+	if (off) {
+		/*
+		 * Only when bus_align exceeds a page, and rare even then (IOVAs
+		 * and buddy pages come aligned to their size): a larger
+		 * allocation holds an aligned window of chunk_size bytes.
+		 */
+		spare = dg_kzalloc_node(chunk_desc_size(pool), gfp, pool->node);
+		chunk_drop(pool, chunk, gfp);
+		chunk = spare;
+		if (!chunk || !chunk_get_mem(pool, chunk, chunk_size(pool) +
+					     pool->bus_align - DG_PAGE_SIZE, gfp))
+			goto fail;
+		off = chunk_phase(pool, chunk->dma);
 	}
-	chunk->mem = mem;
-	chunk->dma = dma;
-	if ((dg_dma_addr(mem) | (unsigned long)dma) & (size - 1)) {
-		/* The DMA API promised this alignment; do not guess. */
-		dg_err("pool %s: chunk of %lu bytes not aligned to its size, refused",
-		       pool->name, size);
-		pool_drop_chunk(pool, chunk, gfp);
-		return NULL;
-	}
+	chunk->blocks = chunk->mem + off;
+	chunk->blocks_dma = chunk->dma + off;
 	chunk->nr_free = pool->blocks_per_chunk;
 	memcpy(chunk->map, pool->map_full, pool->map_words * sizeof(long));
 	return chunk;
-}
 
-/*
- * Slow path of dg_pool_alloc(): no chunk has a free block. Called and
- * returns with the lock held, drops it to allocate (as mainline does), so
- * other CPUs may have added chunks meanwhile; ours joins them anyway.
- */
-static struct dg_chunk *pool_grow(struct dg_pool *pool, gfp_t gfp,
-				  unsigned long *flags)
-	__must_hold(&pool->lock)
-{
-	struct dg_chunk_slot *slots;
-	struct dg_chunk *chunk;
-	u32 n;
-
-	dg_unlock_irqrestore(&pool->lock, *flags);
-	chunk = chunk_create(pool, gfp);
-	dg_lock_irqsave(&pool->lock, *flags);
-	if (!chunk)
-		return NULL;
-
-	while (!dg_table_has_room(&pool->table)) {
-		n = (pool->table.mask + 1) * 2;
-		dg_unlock_irqrestore(&pool->lock, *flags);
-		slots = dg_kzalloc_node(n * sizeof(*slots), gfp, pool->node);
-		dg_lock_irqsave(&pool->lock, *flags);
-		if (!slots) {
-			/*
-			 * Over half full is slower, not wrong: go on while a
-			 * slot stays empty to end every probe.
-			 */
-			if (dg_table_can_insert(&pool->table))
-				break;
-			dg_unlock_irqrestore(&pool->lock, *flags);
-			pool_drop_chunk(pool, chunk, gfp);
-			dg_lock_irqsave(&pool->lock, *flags);
-			return NULL;
-		}
-		if (n > pool->table.mask + 1)
-			pool_rehash(pool, slots, n);
-		else
-			dg_kfree(slots);
-	}
-
-	dg_table_insert(&pool->table, chunk_key(pool, chunk), chunk);
-	ring_push_head(&chunk->link, &pool->partial);
-	pool->nr_chunks++;
-	pool->chunks_allocated++;
-	pool->meta_bytes += dg_ksize(chunk);
-	return chunk;
+fail:
+	dg_kfree(chunk);
+	return NULL;
 }
 
 /* Take the lowest free block of @chunk; returns its offset. */
 static __always_inline unsigned long chunk_take(struct dg_pool *pool,
 						struct dg_chunk *chunk)
 {
-	u32 w = chunk->hint, idx;
-	unsigned long word = chunk->map[w];
+	unsigned long word = chunk->map[chunk->hint];
+	u32 idx = chunk->hint * BITS_PER_LONG + __ffs(word);
 
-	idx = w * BITS_PER_LONG + __ffs(word);
-	word &= word - 1;
-	chunk->map[w] = word;
+	dg_assert(word);
+	__clear_bit(idx, chunk->map);
+	if (unlikely(chunk_is_empty(pool, chunk)))
+		pool->nr_empty--;
+	pool->in_use++;
 	if (!--chunk->nr_free) {
-		ring_unlink(&chunk->link);
-		chunk->hint = pool->map_words;
-	} else if (!word) {
-		while (!chunk->map[++w])
-			;
-		chunk->hint = w;
+		list_move(&chunk->node, &pool->full);
+		chunk->hint = 0;
+	} else if (!(word & (word - 1))) {
+		/* That was the word's last free block. */
+		chunk->hint = find_next_bit(chunk->map, pool->map_bits,
+					    idx + 1) / BITS_PER_LONG;
 	}
 	if (likely(pool->stride_shift))
 		return (unsigned long)idx << pool->stride_shift;
@@ -404,46 +435,89 @@ static __always_inline unsigned long chunk_take(struct dg_pool *pool,
 	       (unsigned long)(idx & pool->slot_mask) * pool->stride;
 }
 
-static __always_inline void pool_zero_block(struct dg_pool *pool,
-					    char __dma *mem)
-{
-	if (pool->zero_words)
-		dg_dma_zero_words(mem, pool->zero_words);
-	else
-		dg_dma_zero(mem, pool->size);
-}
-
 /* Common tail of both allocation paths; drops the lock. */
 static __always_inline void __dma *pool_hand_out(struct dg_pool *pool,
 						 struct dg_chunk *chunk,
+						 unsigned long off,
 						 gfp_t gfp, dma_addr_t *dma,
 						 unsigned long flags)
 	__releases(&pool->lock)
 {
-	unsigned long off = chunk_take(pool, chunk);
-	char __dma *mem = chunk->mem + off;
-	dma_addr_t bus = chunk->dma + off;
+	char __dma *mem = chunk->blocks + off;
 
-	dg_unlock_irqrestore(&pool->lock, flags);
-	*dma = bus;
+	*dma = chunk->blocks_dma + off;
+	spin_unlock_irqrestore(&pool->lock, flags);
 	if (dg_want_zero(gfp))
-		pool_zero_block(pool, mem);
+		dg_dma_zero(mem, pool->size);
 	return mem;
 }
 
-/* Out of line so that the fast path keeps few registers live. */
+/* Called with the lock held; returns the old array for the caller to free. */
+static struct dg_chunk_slot *pool_rehash(struct dg_pool *pool,
+					 struct dg_chunk_slot *slots, u32 bits)
+{
+	struct dg_chunk_slot *old = dg_table_rehash(&pool->table, slots, bits);
+
+	pool->meta_bytes -= dg_ksize(old);
+	pool->meta_bytes += dg_ksize(slots);
+	return old;
+}
+
+/*
+ * No chunk has a free block. The lock is dropped to allocate (as mainline
+ * does), so other CPUs may add chunks meanwhile; ours joins them anyway.
+ */
 static noinline void __dma *pool_alloc_slow(struct dg_pool *pool, gfp_t gfp,
 					    dma_addr_t *dma,
 					    unsigned long flags)
 	__releases(&pool->lock)
 {
-	struct dg_chunk *chunk = pool_grow(pool, gfp, &flags);
+	struct dg_chunk_slot *slots, *unused = NULL;
+	struct dg_chunk *chunk;
+	unsigned long off;
+	void __dma *mem;
+	u32 bits;
 
-	if (!chunk) {
-		dg_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	chunk = chunk_create(pool, gfp);
+	if (!chunk)
 		return NULL;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	while (!dg_table_has_room(&pool->table)) {
+		bits = pool->table.bits + 1;
+		spin_unlock_irqrestore(&pool->lock, flags);
+		dg_kfree(unused);
+		slots = dg_kzalloc_node(sizeof(*slots) << bits, gfp, pool->node);
+		spin_lock_irqsave(&pool->lock, flags);
+		if (!slots) {
+			/*
+			 * Over half full is slower, not wrong: go on while a
+			 * slot stays empty to end every probe.
+			 */
+			unused = NULL;
+			if (dg_table_can_insert(&pool->table))
+				break;
+			spin_unlock_irqrestore(&pool->lock, flags);
+			chunk_drop(pool, chunk, gfp);
+			return NULL;
+		}
+		/* Another CPU may have grown it meanwhile. */
+		unused = bits > pool->table.bits ?
+			 pool_rehash(pool, slots, bits) : slots;
 	}
-	return pool_hand_out(pool, chunk, gfp, dma, flags);
+
+	dg_table_insert(&pool->table, dg_dma_addr(chunk->blocks), chunk);
+	list_add(&chunk->node, &pool->partial);
+	pool->nr_chunks++;
+	pool->nr_empty++;
+	pool->chunks_allocated++;
+	pool->meta_bytes += dg_ksize(chunk);
+	off = chunk_take(pool, chunk);
+	pool_check(pool);
+	mem = pool_hand_out(pool, chunk, off, gfp, dma, flags);
+	dg_kfree(unused);
+	return mem;
 }
 
 /**
@@ -456,60 +530,38 @@ static noinline void __dma *pool_alloc_slow(struct dg_pool *pool, gfp_t gfp,
  */
 void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
 {
-	unsigned long flags = 0;
+	struct dg_chunk *chunk;
+	unsigned long flags;
 
-	dg_lock_irqsave(&pool->lock, flags);
-	if (unlikely(ring_empty(&pool->partial)))
+	might_alloc(gfp);
+	spin_lock_irqsave(&pool->lock, flags);
+	if (unlikely(list_empty(&pool->partial)))
 		return pool_alloc_slow(pool, gfp, dma, flags);
-	return pool_hand_out(pool, ring_chunk(pool->partial.next), gfp, dma,
+	chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
+	return pool_hand_out(pool, chunk, chunk_take(pool, chunk), gfp, dma,
 			     flags);
 }
 
-static noinline __cold void pool_report_bad_free(struct dg_pool *pool,
-						 enum dg_bad_free bad,
-						 bool first,
-						 void __dma *vaddr,
-						 dma_addr_t dma)
-{
-	if (first)
-		dg_report_first("pool %s: bad free of %p (dma 0x%llx): %s; not applied",
-				pool->name, (void __force *)vaddr,
-				(unsigned long long)dma, dg_bad_names[bad]);
-	else
-		dg_report_again("pool %s: bad free of %p (dma 0x%llx): %s; not applied",
-				pool->name, (void __force *)vaddr,
-				(unsigned long long)dma, dg_bad_names[bad]);
-}
-
-/* Hash lookup on a miss of the free() cache; refills the cache. */
-static noinline struct dg_chunk *pool_find_chunk(struct dg_pool *pool,
-						 unsigned long key)
-{
-	struct dg_chunk *chunk = dg_table_find(&pool->table, key);
-
-	if (chunk) {
-		pool->last_key = key;
-		pool->last = chunk;
-	}
-	return chunk;
-}
-
-/* Mark a block free: a chunk that was full rejoins the partial ring at
- * the head, one that empties moves to the tail, where reclaim finds it.
+/*
+ * Mark a block free: a chunk that was full rejoins the partial list at the
+ * head, one that empties moves to the tail, where reclaim finds it.
  */
 static __always_inline void chunk_put(struct dg_pool *pool,
-				      struct dg_chunk *chunk, u32 w,
-				      unsigned long bit)
+				      struct dg_chunk *chunk, u32 idx)
 {
-	chunk->map[w] |= bit;
-	if (w < chunk->hint)
+	u32 w = idx / BITS_PER_LONG;
+
+	__set_bit(idx, chunk->map);
+	if (w < chunk->hint || !chunk->nr_free)
 		chunk->hint = w;
-	if (++chunk->nr_free == 1)
-		ring_push_head(&chunk->link, &pool->partial);
-	if (unlikely(chunk->nr_free == pool->blocks_per_chunk)) {
+	pool->in_use--;
+	if (!chunk->nr_free++)
+		list_move(&chunk->node, &pool->partial);
+	if (unlikely(chunk_is_empty(pool, chunk))) {
 		chunk->empty_since = dg_now();
-		ring_unlink(&chunk->link);
-		ring_push_tail(&chunk->link, &pool->partial);
+		list_move_tail(&chunk->node, &pool->partial);
+		pool->nr_empty++;
+		dg_plat_reclaim_kick(&pool->plat, pool->nr_empty);
 	}
 }
 
@@ -519,10 +571,10 @@ static __always_inline void chunk_put(struct dg_pool *pool,
  */
 static __always_inline enum dg_bad_free free_decode(struct dg_pool *pool,
 						    struct dg_chunk *chunk,
-						    void __dma *vaddr,
+						    unsigned long off,
 						    dma_addr_t dma, u32 *idx)
 {
-	unsigned long off = (char __dma *)vaddr - chunk->mem, in;
+	unsigned long in;
 	u32 slot;
 
 	if (likely(pool->stride_shift)) {
@@ -538,61 +590,27 @@ static __always_inline enum dg_bad_free free_decode(struct dg_pool *pool,
 			return DG_BAD_MISALIGNED;
 		*idx = (u32)(off >> pool->seg_shift) << pool->seg_bits | slot;
 	}
-	if (unlikely(chunk->dma + off != dma))
+	if (unlikely(chunk->blocks_dma + off != dma))
 		return DG_BAD_DMA;
+	if (unlikely(test_bit(*idx, chunk->map)))
+		return DG_BAD_DOUBLE;
 	return DG_FREE_OK;
 }
 
-/*
- * dg_pool_free() in full: a miss of the chunk cache, a bad free, zeroing
- * on free. Entered with the lock held,
- * in tail position, so that the fast path calls nothing and saves no
- * registers. Decides from scratch with the same helpers.
- */
-static noinline enum dg_bad_free pool_free_slow(struct dg_pool *pool,
-						void __dma *vaddr,
-						dma_addr_t dma,
-						unsigned long flags)
+static noinline __cold enum dg_bad_free pool_bad_free(struct dg_pool *pool,
+						      enum dg_bad_free bad,
+						      void __dma *vaddr,
+						      dma_addr_t dma,
+						      unsigned long flags)
 	__releases(&pool->lock)
 {
-	unsigned long key = dg_dma_addr(vaddr) >> pool->chunk_shift, bit;
-	struct dg_chunk *chunk;
-	enum dg_bad_free bad;
-	u32 idx = 0, w;
-	bool first;
+	bool first = !pool->reported;
 
-	chunk = key == pool->last_key ? pool->last :
-		pool_find_chunk(pool, key);
-	if (!chunk) {
-		bad = DG_BAD_FOREIGN;
-		goto bad;
-	}
-	bad = free_decode(pool, chunk, vaddr, dma, &idx);
-	if (bad)
-		goto bad;
-	w = idx / BITS_PER_LONG;
-	bit = 1ul << (idx % BITS_PER_LONG);
-	if (chunk->map[w] & bit) {
-		bad = DG_BAD_DOUBLE;
-		goto bad;
-	}
-
-	/*
-	 * init_on_free: zero before the block is marked free, so it is never
-	 * handed out dirty. Under the lock; this is a debug-style option.
-	 */
-	if (dg_want_zero_on_free())
-		pool_zero_block(pool, (char __dma *)vaddr);
-	chunk_put(pool, chunk, w, bit);
-	dg_unlock_irqrestore(&pool->lock, flags);
-	return DG_FREE_OK;
-
-bad:
 	pool->bad[bad]++;
-	first = !pool->reported;
 	pool->reported = true;
-	dg_unlock_irqrestore(&pool->lock, flags);
-	pool_report_bad_free(pool, bad, first, vaddr, dma);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	dg_report_bad_free(pool->dev, first, pool->name, vaddr, dma,
+			   dg_bad_names[bad]);
 	return bad;
 }
 
@@ -610,28 +628,34 @@ bad:
 enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 			      dma_addr_t dma)
 {
-	unsigned long key = dg_dma_addr(vaddr) >> pool->chunk_shift;
-	unsigned long flags = 0, bit;
+	unsigned long addr = dg_dma_addr(vaddr), flags, off;
 	struct dg_chunk *chunk;
-	u32 idx = 0, w;
-	bool slow;
+	enum dg_bad_free bad;
+	u32 idx;
 
-	dg_lock_irqsave(&pool->lock, flags);
-	if (unlikely(key != pool->last_key))
-		return pool_free_slow(pool, vaddr, dma, flags);
+	spin_lock_irqsave(&pool->lock, flags);
+	/* Most frees land in the chunk of the previous one. */
 	chunk = pool->last;
-	slow = free_decode(pool, chunk, vaddr, dma, &idx) != DG_FREE_OK;
-	w = idx / BITS_PER_LONG;
-	bit = 1ul << (idx % BITS_PER_LONG);
+	if (unlikely(!chunk ||
+		     addr - dg_dma_addr(chunk->blocks) >= chunk_size(pool))) {
+		chunk = dg_table_find(&pool->table, addr);
+		if (!chunk)
+			return pool_bad_free(pool, DG_BAD_FOREIGN, vaddr, dma,
+					     flags);
+		pool->last = chunk;
+	}
+	off = addr - dg_dma_addr(chunk->blocks);
+	bad = free_decode(pool, chunk, off, dma, &idx);
+	if (unlikely(bad))
+		return pool_bad_free(pool, bad, vaddr, dma, flags);
 	/*
-	 * Bad free, double free or zeroing: one branch to the slow path
-	 * (under TCG every branch ends a translation block).
+	 * init_on_free: zero before the block is marked free, so it is never
+	 * handed out dirty. Under the lock; this is a debug-style option.
 	 */
-	slow |= ((chunk->map[w] & bit) != 0) | dg_want_zero_on_free();
-	if (unlikely(slow))
-		return pool_free_slow(pool, vaddr, dma, flags);
-	chunk_put(pool, chunk, w, bit);
-	dg_unlock_irqrestore(&pool->lock, flags);
+	if (dg_want_zero_on_free())
+		dg_dma_zero(vaddr, pool->size);
+	chunk_put(pool, chunk, idx);
+	spin_unlock_irqrestore(&pool->lock, flags);
 	return DG_FREE_OK;
 }
 
@@ -639,27 +663,26 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 static void pool_shrink_table(struct dg_pool *pool)
 {
 	struct dg_chunk_slot *slots;
-	unsigned long flags = 0;
-	u32 n;
+	unsigned long flags;
+	u32 bits;
 
-	dg_lock_irqsave(&pool->lock, flags);
-	n = pool->table.mask + 1;
-	while (n > DG_TABLE_MIN_SLOTS && pool->table.used * 8 <= n / 2)
-		n /= 2;
-	dg_unlock_irqrestore(&pool->lock, flags);
-	if (n == pool->table.mask + 1)
+	spin_lock_irqsave(&pool->lock, flags);
+	bits = pool->table.bits;
+	while ((1u << bits) > DG_TABLE_MIN_SLOTS &&
+	       pool->table.used * 8 <= (1u << bits) / 2)
+		bits--;
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (bits == pool->table.bits)
 		return;
 
-	slots = dg_kzalloc_node(n * sizeof(*slots), GFP_KERNEL, pool->node);
+	slots = dg_kzalloc_node(sizeof(*slots) << bits, GFP_KERNEL, pool->node);
 	if (!slots)
 		return;
-	dg_lock_irqsave(&pool->lock, flags);
+	spin_lock_irqsave(&pool->lock, flags);
 	/* Chunks may have been added meanwhile: still at most half full? */
-	if (n < pool->table.mask + 1 && (pool->table.used + 1) * 2 <= n) {
-		pool_rehash(pool, slots, n);
-		slots = NULL;
-	}
-	dg_unlock_irqrestore(&pool->lock, flags);
+	if (bits < pool->table.bits && (pool->table.used + 2) * 2 <= (1u << bits))
+		slots = pool_rehash(pool, slots, bits);
+	spin_unlock_irqrestore(&pool->lock, flags);
 	dg_kfree(slots);
 }
 
@@ -669,64 +692,85 @@ static void pool_shrink_table(struct dg_pool *pool)
  * @min_age: ticks a chunk must have been empty
  * @keep: empty chunks to keep whatever their age
  *
- * Chunks that empty move to the tail of the partial list, so the empty ones
- * form its tail, oldest first; the walk releases from the oldest on and
- * keeps the @keep most recently emptied. Context: may not be called with interrupts
- * disabled (chunk memory is freed after the lock is dropped).
+ * The empty chunks form the tail of the partial list, oldest first; the
+ * walk releases from the oldest on and keeps the @keep most recently
+ * emptied. Chunks that atomic callers could not free go too.
  *
- * Return: the number of chunks released.
+ * Context: process context (chunk memory is freed after the lock is
+ * dropped, and freeing it may sleep).
+ * Return: the number of chunks released (parked memory not counted: it
+ * never was a chunk in service).
  */
 unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 			     unsigned int keep)
 {
-	struct dg_ring victims, *pos, *next, *first;
-	struct dg_chunk *chunk;
-	unsigned long flags = 0, now;
-	unsigned int n = 0, empty = 0;
+	struct dg_chunk *chunk, *next;
+	unsigned int n, released = 0;
+	unsigned long flags, now;
+	LIST_HEAD(victims);
 
-	ring_init(&victims);
-	dg_lock_irqsave(&pool->lock, flags);
-	/* The empty chunks form the tail, oldest first: find where it starts. */
-	first = &pool->partial;
-	for (pos = pool->partial.prev; pos != &pool->partial; pos = pos->prev) {
-		chunk = ring_chunk(pos);
-		if (chunk->nr_free != pool->blocks_per_chunk)
-			break;
-		first = pos;
-		empty++;
-	}
-	while (!ring_empty(&pool->deferred)) {
-		pos = pool->deferred.next;
-		ring_unlink(pos);
-		ring_push_head(pos, &victims);
-	}
+	spin_lock_irqsave(&pool->lock, flags);
+	list_splice_init(&pool->deferred, &victims);
+	pool->nr_parked = 0;
 	now = dg_now();
-	for (pos = first; pos != &pool->partial && empty > keep; pos = next) {
-		next = pos->next;
-		chunk = ring_chunk(pos);
+	/* Step back from the tail to the oldest empty chunk... */
+	chunk = list_last_entry(&pool->partial, struct dg_chunk, node);
+	for (n = pool->nr_empty; n > 1; n--)
+		chunk = list_prev_entry(chunk, node);
+	/* ...and release forward, oldest first. */
+	for (n = pool->nr_empty; n > keep; n--, chunk = next) {
+		next = list_next_entry(chunk, node);
+		dg_assert(chunk_is_empty(pool, chunk));
 		if (now - chunk->empty_since < min_age)
 			break;
-		ring_unlink(&chunk->link);
-		ring_push_head(&chunk->link, &victims);
-		dg_table_remove(&pool->table, chunk_key(pool, chunk));
+		list_move(&chunk->node, &victims);
+		dg_table_remove(&pool->table, dg_dma_addr(chunk->blocks), chunk);
 		if (pool->last == chunk)
-			pool->last_key = DG_NO_KEY;
+			pool->last = NULL;
 		pool->nr_chunks--;
+		pool->nr_empty--;
 		pool->chunks_released++;
 		pool->meta_bytes -= dg_ksize(chunk);
-		empty--;
+		released++;
 	}
-	dg_unlock_irqrestore(&pool->lock, flags);
+	pool_check(pool);
+	spin_unlock_irqrestore(&pool->lock, flags);
 
-	while (!ring_empty(&victims)) {
-		chunk = ring_chunk(victims.next);
-		ring_unlink(&chunk->link);
+	list_for_each_entry_safe(chunk, next, &victims, node)
 		chunk_destroy(pool, chunk);
-		n++;
-	}
-	if (n)
+	if (released)
 		pool_shrink_table(pool);
-	return n;
+	return released;
+}
+
+/**
+ * dg_pool_empty_chunks() - how many chunks are empty now
+ * @pool: the pool
+ *
+ * A racy read, for deciding whether to come back for a reclaim.
+ *
+ * Return: the count.
+ */
+unsigned int dg_pool_empty_chunks(struct dg_pool *pool)
+{
+	return READ_ONCE(pool->nr_empty);
+}
+
+static void chunks_destroy(struct dg_pool *pool, struct list_head *list,
+			   unsigned int *live, unsigned int *kept)
+{
+	struct dg_chunk *chunk, *next;
+
+	list_for_each_entry_safe(chunk, next, list, node) {
+		if (chunk_is_empty(pool, chunk)) {
+			chunk_destroy(pool, chunk);
+			continue;
+		}
+		/* A late access must hit memory that never went back. */
+		*live += pool->blocks_per_chunk - chunk->nr_free;
+		(*kept)++;
+		dg_kfree(chunk);
+	}
 }
 
 /**
@@ -736,32 +780,23 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
  * Chunks with live blocks are reported and deliberately not freed, so a
  * late access hits memory that never went back to the system.
  *
+ * Context: process context; may sleep.
  * Return: the number of blocks that were still allocated.
  */
 unsigned int dg_pool_destroy(struct dg_pool *pool)
 {
-	unsigned int live = 0, leaked = 0;
-	struct dg_chunk *chunk;
-	u32 i;
+	unsigned int live = 0, kept = 0;
+	struct dg_chunk *chunk, *next;
 
-	i = 0;
-	while ((chunk = dg_table_next(&pool->table, &i))) {
-		if (chunk->nr_free != pool->blocks_per_chunk) {
-			live += pool->blocks_per_chunk - chunk->nr_free;
-			leaked++;
-			dg_kfree(chunk);
-		} else {
-			chunk_destroy(pool, chunk);
-		}
-	}
-	while (!ring_empty(&pool->deferred)) {
-		chunk = ring_chunk(pool->deferred.next);
-		ring_unlink(&chunk->link);
+	dg_plat_fini(&pool->plat);
+	pool_check(pool);
+	chunks_destroy(pool, &pool->partial, &live, &kept);
+	chunks_destroy(pool, &pool->full, &live, &kept);
+	list_for_each_entry_safe(chunk, next, &pool->deferred, node)
 		chunk_destroy(pool, chunk);
-	}
 	if (live)
-		dg_report_first("pool %s: destroyed with %u blocks in use, %u chunks kept",
-				pool->name, live, leaked);
+		dg_err(pool->dev, "pool %s: destroyed with %u blocks in use, %u chunks kept",
+		       pool->name, live, kept);
 	dg_kfree(pool->table.slots);
 	dg_kfree(pool->map_full);
 	dg_kfree(pool);
@@ -772,35 +807,32 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
  * dg_pool_get_stats() - snapshot of a pool's counters
  * @pool: the pool
  * @st: filled in
+ *
+ * Context: any context; O(1) under the pool lock.
  */
 void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 {
-	struct dg_chunk *chunk;
-	unsigned long flags = 0;
+	unsigned long flags;
 	u32 i;
 
 	memset(st, 0, sizeof(*st));
-	dg_lock_irqsave(&pool->lock, flags);
 	memcpy(st->name, pool->name, sizeof(st->name));
 	st->size = pool->size;
 	st->stride = pool->stride;
-	st->chunk_size = 1u << pool->chunk_shift;
+	st->chunk_size = chunk_size(pool);
 	st->blocks_per_chunk = pool->blocks_per_chunk;
+	spin_lock_irqsave(&pool->lock, flags);
 	st->blocks_total = (u64)pool->nr_chunks * pool->blocks_per_chunk;
-	st->blocks_in_use = st->blocks_total;
-	i = 0;
-	while ((chunk = dg_table_next(&pool->table, &i))) {
-		st->blocks_in_use -= chunk->nr_free;
-		if (chunk->nr_free == pool->blocks_per_chunk)
-			st->chunks_empty++;
-	}
+	st->blocks_in_use = pool->in_use;
 	st->chunks = pool->nr_chunks;
+	st->chunks_empty = pool->nr_empty;
+	st->chunks_parked = pool->nr_parked;
 	st->chunks_allocated = pool->chunks_allocated;
 	st->chunks_released = pool->chunks_released;
 	st->meta_bytes = pool->meta_bytes;
 	for (i = 0; i < DG_BAD_NR; i++)
 		st->bad_frees[i] = pool->bad[i];
-	dg_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
 /**
@@ -815,31 +847,43 @@ const char *dg_pool_name(const struct dg_pool *pool)
 }
 
 /**
- * dg_pool_owner_link() - list node for the platform's pool registry
+ * dg_pool_plat() - the platform's per-pool state
  * @pool: the pool
  *
- * Return: a list node the core never touches.
+ * Return: the state, which the core initialises and never otherwise touches.
  */
-struct list_head *dg_pool_owner_link(struct dg_pool *pool)
+struct dg_pool_plat *dg_pool_plat(struct dg_pool *pool)
 {
-	return &pool->owner_link;
+	return &pool->plat;
 }
 
 /**
- * dg_pool_from_owner_link() - the pool a registry node belongs to
- * @link: what dg_pool_owner_link() returned
+ * dg_pool_from_plat() - the pool a platform state belongs to
+ * @plat: what dg_pool_plat() returned
  *
  * Return: the pool.
  */
-struct dg_pool *dg_pool_from_owner_link(struct list_head *link)
+struct dg_pool *dg_pool_from_plat(struct dg_pool_plat *plat)
 {
-	return container_of(link, struct dg_pool, owner_link);
+	return container_of(plat, struct dg_pool, plat);
+}
+
+static void chunks_visit(struct dg_pool *pool, struct list_head *list,
+			 void (*fn)(void *arg, void __dma *mem, size_t len,
+				    dma_addr_t dma),
+			 void *arg)
+{
+	struct dg_chunk *chunk;
+
+	list_for_each_entry(chunk, list, node)
+		fn(arg, chunk->blocks, chunk_size(pool), chunk->blocks_dma);
 }
 
 /**
- * dg_pool_for_each_chunk() - visit the DMA memory of every chunk
+ * dg_pool_for_each_chunk() - visit the blocks' memory of every chunk
  * @pool: the pool
- * @fn: called under the pool lock for each chunk
+ * @fn: called under the pool lock for each chunk with its first block,
+ *	the chunk size and the first block's bus address
  * @arg: passed to @fn
  */
 void dg_pool_for_each_chunk(struct dg_pool *pool,
@@ -847,13 +891,10 @@ void dg_pool_for_each_chunk(struct dg_pool *pool,
 				       dma_addr_t dma),
 			    void *arg)
 {
-	unsigned long flags = 0;
-	struct dg_chunk *chunk;
-	u32 i;
+	unsigned long flags;
 
-	dg_lock_irqsave(&pool->lock, flags);
-	i = 0;
-	while ((chunk = dg_table_next(&pool->table, &i)))
-		fn(arg, chunk->mem, 1ul << pool->chunk_shift, chunk->dma);
-	dg_unlock_irqrestore(&pool->lock, flags);
+	spin_lock_irqsave(&pool->lock, flags);
+	chunks_visit(pool, &pool->partial, fn, arg);
+	chunks_visit(pool, &pool->full, fn, arg);
+	spin_unlock_irqrestore(&pool->lock, flags);
 }

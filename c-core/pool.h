@@ -34,6 +34,7 @@ struct dg_pool_stats {
 	u64 blocks_total;	/* blocks in all chunks held */
 	u32 chunks;		/* chunks held */
 	u32 chunks_empty;	/* of which fully free */
+	u32 chunks_parked;	/* not in service, to be freed by reclaim */
 	u64 chunks_allocated;	/* since creation */
 	u64 chunks_released;	/* since creation */
 	u64 meta_bytes;		/* out-of-line bookkeeping, allocator sizes */
@@ -45,8 +46,12 @@ struct dg_pool_stats {
  * @name: for reports
  * @dev: opaque backend context handed to dg_chunk_mem_alloc()
  * @size: block size
- * @align: block alignment, power of two, 0 means 1
- * @boundary: power of two no block crosses, 0 means none
+ * @align: block alignment, power of two, 0 means 1: of the bus address
+ *	always, of the CPU address up to a page (beyond, only where the
+ *	backend maps chunks at congruent addresses, as without an IOMMU;
+ *	mainline's dma_pool promises no more under an IOMMU either)
+ * @boundary: power of two no block crosses in bus address space, 0 means
+ *	none
  * @node: NUMA node for bookkeeping, or DG_NO_NODE
  */
 struct dg_pool_params {
@@ -68,11 +73,12 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 			     unsigned int keep);
 void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st);
 const char *dg_pool_name(const struct dg_pool *pool);
-struct list_head *dg_pool_owner_link(struct dg_pool *pool);
-struct dg_pool *dg_pool_from_owner_link(struct list_head *link);
+unsigned int dg_pool_empty_chunks(struct dg_pool *pool);
+struct dg_pool_plat *dg_pool_plat(struct dg_pool *pool);
+struct dg_pool *dg_pool_from_plat(struct dg_pool_plat *plat);
 
 /*
- * Walk the DMA memory of every chunk (for tests that play a hostile
+ * Walk the block memory of every chunk (for tests that play a hostile
  * device). The callback runs under the pool lock and must not call back
  * into the pool.
  */

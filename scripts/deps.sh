@@ -11,6 +11,11 @@
 # Tools extracted into build/tools/linux/ (one tar pass, xz decompressed once):
 #   tools/testing/kunit/       kunit.py parse (KTAP parser of the VM harness)
 #   scripts/checkpatch.pl      plus spelling.txt and const_structs.checkpatch
+#   tools/include/, tools/arch/x86/include/, tools/lib/find_bit.c
+#                              the kernel's own userspace headers (list.h,
+#                              bitops, find_bit, hash.h, log2.h, spinlock.h)
+#                              under the core's userspace build, as
+#                              tools/testing/radix-tree uses them
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,7 +71,13 @@ extract_tools() {
 	[ -n "$tarball" ] || die "no /usr/src/linux-source-*.tar.xz (package linux-source-6.12)"
 	dest="$top/build/tools/linux"
 	stamp="$dest/.extracted"
-	want="$tarball $(stat -c %Y "$tarball")"
+	# The list of extracted paths is part of the stamp: adding one re-extracts.
+	local paths=(
+		tools/testing/kunit scripts/checkpatch.pl scripts/spelling.txt
+		scripts/const_structs.checkpatch tools/include tools/arch/x86/include
+		tools/lib/find_bit.c
+	)
+	want="$tarball $(stat -c %Y "$tarball") ${paths[*]}"
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
 
 	# Several makes may get here at once: one extracts, the others wait.
@@ -75,14 +86,11 @@ extract_tools() {
 	flock 9
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
 	top_dir=$(basename "$tarball" .tar.xz)	# linux-source-6.12
-	echo "deps: extracting kunit.py and checkpatch.pl from $tarball"
+	echo "deps: extracting kunit.py, checkpatch.pl and tools/include from $tarball (about 20 s)"
 	rm -rf "$dest"
 	mkdir -p "$dest"
 	tar -xJf "$tarball" -C "$dest" --strip-components=1 \
-		"$top_dir/tools/testing/kunit" \
-		"$top_dir/scripts/checkpatch.pl" \
-		"$top_dir/scripts/spelling.txt" \
-		"$top_dir/scripts/const_structs.checkpatch" ||
+		"${paths[@]/#/$top_dir/}" ||
 		die "extracting tools from $tarball failed"
 	echo "$want" > "$stamp"
 }

@@ -1,21 +1,29 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Userspace build of c-core/ (the lib/xarray.c + tools/testing/radix-tree
-# pattern): the same sources as dmaguard.ko, over the userspace platform
-# shim. Three flavours: plain -O2 (benchmarks), ASan+UBSan (unit tests),
+# pattern): the same sources as dmaguard.ko, over the kernel's own
+# userspace headers (tools/include and tools/lib/find_bit.c from the
+# linux-source tarball, extracted by scripts/deps.sh) and the userspace
+# platform shim. The sanitizer and fuzz flavours check the core's
+# invariants after every operation that changes its lists (-DDG_DEBUG). Three flavours: plain -O2 (benchmarks), ASan+UBSan (unit tests),
 # and libFuzzer-instrumented (fuzzer, built in fuzz.mk).
 
-CORE_SRCS	:= c-core/pool.c c-core/chunk_table.c c-core/platform/user/chunk_mem.c
+KTOOLS		:= build/tools/linux/tools
+CORE_SRCS	:= c-core/pool.c c-core/chunk_table.c c-core/platform/user/chunk_mem.c \
+		   $(KTOOLS)/lib/find_bit.c
 CORE_HDRS	:= $(wildcard c-core/*.h c-core/platform/user/*.h) \
 		   $(wildcard abi/include/dmaguard/*.h)
-USER_CPPFLAGS	:= -Ic-core -Ic-core/platform/user -Iabi/include
+USER_CPPFLAGS	:= -Ic-core -Ic-core/platform/user -Iabi/include \
+		   -I$(KTOOLS)/include -I$(KTOOLS)/arch/x86/include
 USER_CFLAGS	:= -std=gnu11 -g -Wall -Wextra -Werror -Wno-unused-parameter \
-		   -Wno-sign-compare -fno-strict-aliasing
+		   -Wno-sign-compare -Wno-type-limits -fno-strict-aliasing
 SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
-		   -fno-omit-frame-pointer
+		   -fno-omit-frame-pointer -DDG_DEBUG
 USER_OUT	:= $(BUILD)/user
 
 .PHONY: lib
+$(KTOOLS)/lib/find_bit.c:
+	@scripts/deps.sh
 lib: $(USER_OUT)/libdmaguard-core.a $(USER_OUT)/libdmaguard-core-san.a
 
 $(USER_OUT)/obj/%.o: %.c $(CORE_HDRS)

@@ -41,7 +41,7 @@ fuzz-build: $(FUZZ_BIN)
 $(FUZZ_OUT)/obj/%.o: %.c $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -O1 \
-		-fsanitize=fuzzer-no-link $(FUZZ_SAN) -c $< -o $@
+		-fsanitize=fuzzer-no-link $(FUZZ_SAN) -DDG_DEBUG -c $< -o $@
 
 $(FUZZ_BIN): $(FUZZ_SRCS) $(FUZZ_CORE_OBJS) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)

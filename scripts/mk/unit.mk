@@ -31,7 +31,7 @@ $(UNIT_OUT)/test_%: tests/unit/test_%.c $(UNIT_HDRS) $(UNIT_LIB)
 
 $(UNIT_TSAN_BIN): tests/unit/test_pool_threads.c $(UNIT_CORE_SRCS) $(UNIT_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -O1 -fsanitize=thread -DROUNDS=100 $< \
+	$(CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -O1 -fsanitize=thread -DDG_DEBUG -DROUNDS=100 $< \
 		$(UNIT_CORE_SRCS) -o $@ $(UNIT_LDLIBS)
 
 check-unit: $(UNIT_BINS) $(UNIT_TSAN_BIN)

@@ -20,7 +20,7 @@ static void destroy_all_free(void **state)
 {
 	const struct dgt_row *r = *state;
 	struct dg_pool *pool = dgt_create_row(r);
-	unsigned long first = dg_user_reports_first;
+	unsigned long first = dg_user_reports_err;
 	size_t i, n;
 	struct dgt_blk *b;
 
@@ -40,7 +40,7 @@ static void destroy_all_free(void **state)
 	assert_int_equal(dg_user_count.chunks_live, dgt_base.chunks_live);
 	assert_int_equal(dg_user_count.chunk_bytes_live,
 			 dgt_base.chunk_bytes_live);
-	assert_int_equal(dg_user_reports_first, first);	/* nothing to say */
+	assert_int_equal(dg_user_reports_err, first);	/* nothing to say */
 	free(b);
 }
 
@@ -52,7 +52,7 @@ static void destroy_with_live(void **state)
 {
 	const struct dgt_row *r = *state;
 	struct dg_pool *pool = dgt_create_row(r);
-	unsigned long first = dg_user_reports_first;
+	unsigned long first = dg_user_reports_err;
 	struct dgt_chunks *cs;
 	struct dgt_blk *b, *live;
 	size_t bpc, n, i, nlive = 0, chunk;
@@ -88,7 +88,7 @@ static void destroy_with_live(void **state)
 
 	ret = dg_pool_destroy(pool);
 	assert_int_equal(ret, nlive);
-	assert_int_equal(dg_user_reports_first, first + 1);
+	assert_int_equal(dg_user_reports_err, first + 1);
 	/* descriptors gone, only the three chunks with live blocks stay */
 	assert_int_equal(dg_user_count.meta_live, dgt_base.meta_live);
 	assert_int_equal(dg_user_count.chunks_live - dgt_base.chunks_live, 3);

@@ -52,8 +52,7 @@ static void *work(void *arg)
 				continue;
 			}
 			w->allocs++;
-			if (held[i].dma != (uintptr_t)held[i].v +
-					   DG_USER_DMA_OFFSET)
+			if (held[i].dma != dg_user_bus_of(held[i].v))
 				w->torn++;
 			memset(held[i].v, w->stamp, w->size);
 		}

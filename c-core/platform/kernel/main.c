@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dmaguard.ko: module life cycle, the registry of live pools, debugfs and
- * the background reclaim of chunks that stayed empty.
+ * dmaguard.ko: module life cycle, the registry of live pools, debugfs,
+ * misuse reports and each pool's reclaim of chunks that stayed empty.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,62 +17,104 @@
 static unsigned int reclaim_delay_ms = 1000;
 module_param(reclaim_delay_ms, uint, 0644);
 MODULE_PARM_DESC(reclaim_delay_ms,
-		 "Give a chunk back once it stayed empty this long (ms); also the scan period");
+		 "Give a chunk back once it stayed empty this long (ms)");
 
 static unsigned int reclaim_keep_chunks = 1;
 module_param(reclaim_keep_chunks, uint, 0644);
 MODULE_PARM_DESC(reclaim_keep_chunks,
 		 "Empty chunks each pool keeps whatever their age");
 
-/* Pools alive, for debugfs and reclaim; never touched on a hot path. */
+/*
+ * Pools alive, for debugfs; never touched on a hot path. dg_pools_lock
+ * nests outside every pool lock.
+ */
 static LIST_HEAD(dg_pools);
 static DEFINE_MUTEX(dg_pools_lock);
 static struct dentry *dg_debugfs;
 
-static void dg_reclaim_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(dg_reclaim_work, dg_reclaim_fn);
-
-static unsigned long dg_reclaim_period(void)
+/* The parameters may change at any time: read each once per use. */
+static unsigned long dg_reclaim_delay(void)
 {
-	return msecs_to_jiffies(max(reclaim_delay_ms, 10u));
+	return msecs_to_jiffies(READ_ONCE(reclaim_delay_ms));
 }
 
+/*
+ * A pool's reclaim: queued when a chunk empties beyond what the pool keeps,
+ * it gives back the empty chunks old enough and comes back for the others.
+ */
 static void dg_reclaim_fn(struct work_struct *work)
 {
-	struct list_head *pos;
+	struct dg_pool_plat *plat = container_of(to_delayed_work(work),
+						 struct dg_pool_plat, reclaim);
+	struct dg_pool *pool = dg_pool_from_plat(plat);
+	unsigned int keep = READ_ONCE(reclaim_keep_chunks);
 
-	mutex_lock(&dg_pools_lock);
-	list_for_each(pos, &dg_pools)
-		dg_pool_reclaim(dg_pool_from_owner_link(pos),
-				msecs_to_jiffies(reclaim_delay_ms),
-				reclaim_keep_chunks);
-	mutex_unlock(&dg_pools_lock);
-	schedule_delayed_work(&dg_reclaim_work, dg_reclaim_period());
+	dg_pool_reclaim(pool, dg_reclaim_delay(), keep);
+	if (dg_pool_empty_chunks(pool) > keep)
+		queue_delayed_work(system_unbound_wq, &plat->reclaim,
+				   dg_reclaim_delay());
+}
+
+void dg_plat_init(struct dg_pool_plat *plat)
+{
+	INIT_LIST_HEAD(&plat->registry);
+	INIT_DELAYED_WORK(&plat->reclaim, dg_reclaim_fn);
+}
+
+/*
+ * Called under the pool lock, from any context, when a chunk empties (or
+ * an atomic caller parked one): queue_delayed_work() is safe there and
+ * does nothing when the work is already pending.
+ */
+void dg_plat_reclaim_kick(struct dg_pool_plat *plat, unsigned int nr_empty)
+{
+	if (nr_empty > READ_ONCE(reclaim_keep_chunks))
+		queue_delayed_work(system_unbound_wq, &plat->reclaim,
+				   dg_reclaim_delay());
+}
+
+/* Destroy: no reclaim may run or be queued past this. */
+void dg_plat_fini(struct dg_pool_plat *plat)
+{
+	cancel_delayed_work_sync(&plat->reclaim);
+}
+
+void dg_report_bad_free(void *dev, bool first, const char *pool,
+			const void __dma *vaddr, dma_addr_t dma,
+			const char *why)
+{
+	if (first)
+		dev_err(dev, "pool %s: bad free of %p (dma %pad): %s; not applied\n",
+			pool, (const void __force *)vaddr, &dma, why);
+	else
+		dev_err_ratelimited(dev, "pool %s: bad free of %p (dma %pad): %s; not applied\n",
+				    pool, (const void __force *)vaddr, &dma,
+				    why);
 }
 
 void dg_registry_add(struct dg_pool *pool)
 {
 	mutex_lock(&dg_pools_lock);
-	list_add_tail(dg_pool_owner_link(pool), &dg_pools);
+	list_add_tail(&dg_pool_plat(pool)->registry, &dg_pools);
 	mutex_unlock(&dg_pools_lock);
 }
 
 void dg_registry_del(struct dg_pool *pool)
 {
 	mutex_lock(&dg_pools_lock);
-	list_del_init(dg_pool_owner_link(pool));
+	list_del_init(&dg_pool_plat(pool)->registry);
 	mutex_unlock(&dg_pools_lock);
 }
 
 static int dg_pools_show(struct seq_file *m, void *v)
 {
+	struct dg_pool_plat *plat;
 	struct dg_pool_stats st;
-	struct list_head *pos;
 
 	seq_puts(m, "name size stride chunk_size blocks_in_use blocks_total chunks chunks_empty chunks_released meta_bytes bad_foreign bad_misaligned bad_dma bad_double\n");
 	mutex_lock(&dg_pools_lock);
-	list_for_each(pos, &dg_pools) {
-		dg_pool_get_stats(dg_pool_from_owner_link(pos), &st);
+	list_for_each_entry(plat, &dg_pools, registry) {
+		dg_pool_get_stats(dg_pool_from_plat(plat), &st);
 		seq_printf(m, "%s %u %u %u %llu %llu %u %u %llu %llu %llu %llu %llu %llu\n",
 			   st.name, st.size, st.stride, st.chunk_size,
 			   st.blocks_in_use, st.blocks_total, st.chunks,
@@ -100,7 +142,6 @@ static int __init dg_init(void)
 	debugfs_create_file("pools", 0444, dg_debugfs, NULL, &dg_pools_fops);
 	debugfs_create_file("chunk_bytes", 0444, dg_debugfs, NULL,
 			    &dg_chunk_bytes_fops);
-	schedule_delayed_work(&dg_reclaim_work, dg_reclaim_period());
 	pr_info("version %u.%u loaded\n", DMAGUARD_VERSION_MAJOR,
 		DMAGUARD_VERSION_MINOR);
 	return 0;
@@ -108,7 +149,6 @@ static int __init dg_init(void)
 
 static void __exit dg_exit(void)
 {
-	cancel_delayed_work_sync(&dg_reclaim_work);
 	debugfs_remove_recursive(dg_debugfs);
 	/* Users hold a module reference, so no pool can be left here. */
 	WARN_ON(!list_empty(&dg_pools));

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Userspace platform: bookkeeping and chunk memory for the host build of
- * the core. Chunk memory is aligned_alloc()ed and given a made-up bus
- * address at a fixed distance, so that vaddr and dma differ as they do on
- * real hardware. Every allocation is counted (leak checks) and any one
- * can be made to fail (failure injection).
+ * the core. Every allocation is counted (leak checks) and any one can be
+ * made to fail (failure injection).
  */
 #include <malloc.h>
 #include "dg_platform.h"
@@ -74,34 +72,175 @@ size_t dg_ksize(void *p)
 	return malloc_usable_size(p);
 }
 
+/*
+ * Chunk memory. DG_MEM_REMAP, the default, plays an IOMMU in translation
+ * mode: the CPU address is page aligned at a varying page phase (a vmap()
+ * address), the bus address comes from a separate IOVA space and is page
+ * aligned, one time in four also aligned to the size (real IOVAs are),
+ * otherwise at a varying page phase. DG_MEM_DIRECT plays the direct
+ * mapping: both aligned to the size, bus = CPU + DG_USER_DMA_OFFSET.
+ * Every live allocation is recorded, so that tests can translate between
+ * the two spaces and a free with the wrong size or bus address aborts.
+ */
+enum dg_user_mem_mode dg_user_mem_mode = DG_MEM_REMAP;
+
+#define REMAP_PHASES	16
+
+struct chunk_rec {
+	struct chunk_rec *next;
+	void *raw;
+	char *cpu;
+	dma_addr_t dma;
+	size_t size;
+};
+
+static struct chunk_rec *recs;
+static int recs_locked;	/* a test-and-set lock: sparse-clean, no initializer */
+
+static void recs_lock(void)
+{
+	while (__atomic_exchange_n(&recs_locked, 1, __ATOMIC_ACQUIRE))
+		;
+}
+
+static void recs_unlock(void)
+{
+	__atomic_store_n(&recs_locked, 0, __ATOMIC_RELEASE);
+}
+static unsigned long remap_seq;
+static dma_addr_t iova_next = 0x40000000ull;
+
+static bool chunk_place(struct chunk_rec *r, size_t size)
+{
+	unsigned long n, phase;
+
+	if (dg_user_mem_mode == DG_MEM_DIRECT) {
+		r->raw = aligned_alloc(size, size);
+		r->cpu = r->raw;
+		if (r->raw)
+			r->dma = (dma_addr_t)(uintptr_t)r->raw + DG_USER_DMA_OFFSET;
+		return r->raw;
+	}
+	n = __atomic_fetch_add(&remap_seq, 1, __ATOMIC_RELAXED);
+	phase = (n * 7 + 1) % REMAP_PHASES;
+	r->raw = aligned_alloc(DG_PAGE_SIZE, size + REMAP_PHASES * DG_PAGE_SIZE);
+	if (!r->raw)
+		return false;
+	/* Page aligned, never aligned to a size of two pages or more. */
+	r->cpu = (char *)r->raw + phase * DG_PAGE_SIZE;
+	if (!(((uintptr_t)r->cpu / DG_PAGE_SIZE) & 1))
+		r->cpu += DG_PAGE_SIZE;
+	recs_lock();
+	if (n % 4 == 0)
+		iova_next = ALIGN(iova_next, roundup_pow_of_two(size));
+	else
+		iova_next += ((n * 5) % REMAP_PHASES + 1) * DG_PAGE_SIZE;
+	r->dma = iova_next;
+	iova_next += size;
+	recs_unlock();
+	return true;
+}
+
 void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
 			       gfp_t gfp)
 {
-	void *p;
+	struct chunk_rec *r;
 
 	(void)dev;
 	(void)gfp;
 	if (should_fail())
 		return NULL;
-	p = aligned_alloc(size, size);
-	if (!p)
+	r = calloc(1, sizeof(*r));
+	if (!r)
 		return NULL;
-	memset(p, 0, size);	/* dma_alloc_coherent() zeroes too */
-	*dma = (dma_addr_t)(uintptr_t)p + DG_USER_DMA_OFFSET;
+	if (!chunk_place(r, size)) {
+		free(r);
+		return NULL;
+	}
+	r->size = size;
+	memset(r->cpu, 0, size);	/* dma_alloc_coherent() zeroes too */
+	recs_lock();
+	r->next = recs;
+	recs = r;
+	recs_unlock();
+	*dma = r->dma;
 	count(&dg_user_count.chunks_live, 1);
 	count(&dg_user_count.chunk_bytes_live, (long)size);
-	return (void __dma __force *)p;
+	return (void __dma __force *)r->cpu;
 }
 
 void dg_chunk_mem_free(void *dev, size_t size, void __dma *mem,
 		       dma_addr_t dma)
 {
+	struct chunk_rec **pp, *r;
+
 	(void)dev;
-	if (dma != (dma_addr_t)(uintptr_t)mem + DG_USER_DMA_OFFSET) {
-		fprintf(stderr, "dg_chunk_mem_free: dma does not match\n");
+	recs_lock();
+	for (pp = &recs; (r = *pp); pp = &r->next)
+		if (r->cpu == (char __force *)mem)
+			break;
+	if (r)
+		*pp = r->next;
+	recs_unlock();
+	if (!r || r->dma != dma || r->size != size) {
+		fprintf(stderr, "dg_chunk_mem_free: %p (dma %#llx, %zu bytes) was not allocated so\n",
+			(void __force *)mem, (unsigned long long)dma, size);
 		abort();
 	}
 	count(&dg_user_count.chunks_live, -1);
 	count(&dg_user_count.chunk_bytes_live, -(long)size);
-	free((void __force *)mem);
+	free(r->raw);
+	free(r);
+}
+
+/* Find the allocation holding @p (CPU) or @dma (bus); test-only, O(n). */
+static struct chunk_rec *rec_find(const void *p, dma_addr_t dma)
+{
+	struct chunk_rec *r;
+
+	for (r = recs; r; r = r->next)
+		if (p ? (uintptr_t)p - (uintptr_t)r->cpu < r->size :
+			dma - r->dma < r->size)
+			return r;
+	return NULL;
+}
+
+dma_addr_t dg_user_bus_of(const void *p)
+{
+	struct chunk_rec *r;
+	dma_addr_t dma = 0;
+
+	recs_lock();
+	r = rec_find(p, 0);
+	if (r)
+		dma = r->dma + ((const char *)p - r->cpu);
+	recs_unlock();
+	return dma;
+}
+
+void *dg_user_cpu_of(dma_addr_t dma)
+{
+	struct chunk_rec *r;
+	void *p = NULL;
+
+	recs_lock();
+	r = rec_find(NULL, dma);
+	if (r)
+		p = r->cpu + (dma - r->dma);
+	recs_unlock();
+	return p;
+}
+
+void dg_user_chunk_release(const void *p)
+{
+	struct chunk_rec *r;
+
+	recs_lock();
+	r = rec_find(p, 0);
+	recs_unlock();
+	if (!r) {
+		fprintf(stderr, "dg_user_chunk_release: %p is no chunk memory\n", p);
+		abort();
+	}
+	dg_chunk_mem_free(NULL, r->size, (void __dma __force *)r->cpu, r->dma);
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Userspace side of the platform shim (the tools/testing/radix-tree
- * pattern): just enough of the kernel's vocabulary for the core to build
- * unchanged as a host library. Chunk memory comes from aligned_alloc()
- * with made-up bus addresses; see chunk_mem.c for failure injection and
- * the hooks tests use to play a hostile device.
+ * Userspace side of the platform shim, the tools/testing/radix-tree way:
+ * the kernel's own userspace headers (tools/include from the linux-source
+ * tarball: list.h, bitops and find_bit, hash.h, log2.h, spinlock.h over a
+ * pthread mutex) plus the few things they lack. Chunk memory and
+ * bookkeeping are simulated in chunk_mem.c (failure injection, a remapping
+ * "IOMMU" that gives page-aligned CPU and bus addresses with no relation
+ * between them, hooks for tests that play a hostile device).
  */
 #ifndef _DMAGUARD_PLATFORM_USER_H
 #define _DMAGUARD_PLATFORM_USER_H
@@ -17,107 +19,71 @@
 #include <stdlib.h>
 #include <errno.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef unsigned int gfp_t;
-typedef uint64_t dma_addr_t;
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/compiler.h>
+#include <linux/list.h>
+#include <linux/bitops.h>
+#include <linux/bitmap.h>
+#include <linux/find.h>
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/spinlock.h>
 
-#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+typedef u64 dma_addr_t;
+
+/* spinlock.h's irqsave reads the flags it should set. */
+#undef spin_lock_irqsave
+#define spin_lock_irqsave(x, f)		((f) = 0, pthread_mutex_lock(x))
 
 #include "dg_dma_space.h"
 
-#define GFP_KERNEL		0x01u
-#define GFP_ATOMIC		0x02u
-#define GFP_NOWAIT		0x04u
-#define __GFP_ZERO		0x100u
+/*
+ * gfp: tools/include's types.h has an enum gfp_t naming only GFP_KERNEL
+ * and GFP_ATOMIC; give the flags the core tests distinct bits.
+ */
+#undef GFP_KERNEL
+#undef GFP_ATOMIC
+#define GFP_KERNEL		((gfp_t)0x01u)
+#define GFP_ATOMIC		((gfp_t)0x02u)
+#define GFP_NOWAIT		((gfp_t)0x04u)
+#define __GFP_ZERO		((gfp_t)0x100u)
 
 #define DG_PAGE_SIZE		4096ul
 #define DG_NO_NODE		(-1)
-#define BITS_PER_LONG		(8 * (int)sizeof(long))
 
-#ifndef __always_inline
-#define __always_inline		inline __attribute__((always_inline))
-#endif
-#define likely(x)		__builtin_expect(!!(x), 1)
-#define unlikely(x)		__builtin_expect(!!(x), 0)
-#define min(a, b)		((a) < (b) ? (a) : (b))
-#define max(a, b)		((a) > (b) ? (a) : (b))
-#define ALIGN(x, a)		(((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
-#define struct_size(p, member, n) \
-	(sizeof(*(p)) + sizeof((p)->member[0]) * (size_t)(n))
-#define __must_hold(x)
-#define __releases(x)
-#define noinline		__attribute__((noinline))
+#ifndef __cold
 #define __cold			__attribute__((cold))
-#define BUILD_BUG_ON(c)		_Static_assert(!(c), #c)
+#endif
+#ifndef __releases
+#define __releases(x)
+#endif
+#ifndef __must_hold
+#define __must_hold(x)
+#endif
+#undef noinline
+#define noinline		__attribute__((noinline))
 
-static inline unsigned long __ffs(unsigned long w)
-{
-	return (unsigned long)__builtin_ctzl(w);
-}
-
-static inline bool is_power_of_2(unsigned long n)
-{
-	return n && !(n & (n - 1));
-}
-
-static inline int ilog2(unsigned long n)
-{
-	return BITS_PER_LONG - 1 - __builtin_clzl(n);
-}
-
-static inline unsigned long roundup_pow_of_two(unsigned long n)
-{
-	return n <= 1 ? 1 : 1ul << (ilog2(n - 1) + 1);
-}
-
+/* log2.h of tools/include lacks it. */
 static inline int order_base_2(unsigned long n)
 {
-	return n <= 1 ? 0 : ilog2(n - 1) + 1;
+	return n > 1 ? ilog2(n - 1) + 1 : 0;
 }
 
-/*
- * list_head: only the type, for the pool's registry link (owner_link),
- * which the core initialises and never walks; the chunk lists are dg_ring.
- */
-struct list_head {
-	struct list_head *next, *prev;
-};
+#define might_alloc(gfp)	do { (void)(gfp); } while (0)
 
-static inline void INIT_LIST_HEAD(struct list_head *h)
-{
-	h->next = h;
-	h->prev = h;
-}
-
-/* Lock: a test-and-set spinlock, as cheap as the kernel's uncontended. */
-typedef struct {
-	int locked;
-} dg_lock_t;
-
-static inline void dg_lock_init(dg_lock_t *l)
-{
-	l->locked = 0;
-}
-
-static inline void dg_user_lock(dg_lock_t *l)
-{
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
-}
-
-static inline void dg_user_unlock(dg_lock_t *l)
-{
-	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
-}
-
-#define dg_lock_irqsave(l, flags)	((void)(flags), dg_user_lock(l))
-#define dg_unlock_irqrestore(l, flags)	((void)(flags), dg_user_unlock(l))
+/* Invariant checks: on in the unit-test and fuzz builds (DG_DEBUG). */
+#ifdef DG_DEBUG
+#define dg_assert(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "%s:%d: dmaguard invariant broken: %s\n",	\
+			__FILE__, __LINE__, #cond);			\
+		abort();						\
+	}								\
+} while (0)
+#else
+#define dg_assert(cond)		do { } while (0)
+#endif
 
 /* Bookkeeping allocations (chunk_mem.c: counted, can be made to fail). */
 void *dg_kzalloc_node(size_t size, gfp_t gfp, int node);
@@ -126,7 +92,7 @@ size_t dg_ksize(void *p);
 
 /* Time in ticks: tests move it by hand. */
 extern unsigned long dg_user_ticks;
-#define dg_now()			(dg_user_ticks)
+#define dg_now()			(__atomic_load_n(&dg_user_ticks, __ATOMIC_RELAXED))
 
 /* init_on_alloc of the simulated kernel; on, as in Debian's config. */
 extern bool dg_user_init_on_alloc;
@@ -135,8 +101,6 @@ extern bool dg_user_init_on_alloc;
 /* init_on_free of the simulated kernel; off, as in Debian's config. */
 extern bool dg_user_init_on_free;
 #define dg_want_zero_on_free()		(dg_user_init_on_free)
-/* glibc's memset() uses vector stores: inline zeroing only pays to 64 B. */
-#define DG_ZERO_INLINE_MAX		64u
 #define dg_gfp_may_sleep(gfp)		(!!((gfp) & GFP_KERNEL))
 
 void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
@@ -144,27 +108,58 @@ void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
 void dg_chunk_mem_free(void *dev, size_t size, void __dma *mem,
 		       dma_addr_t dma);
 
+/*
+ * Per-pool platform state: the kernel keeps its reclaim work and registry
+ * link here; userspace counts the reclaim requests (tests call
+ * dg_pool_reclaim() themselves).
+ */
+struct dg_pool_plat {
+	struct list_head registry;
+	unsigned long reclaim_kicks;
+};
+
+static inline void dg_plat_init(struct dg_pool_plat *plat)
+{
+	INIT_LIST_HEAD(&plat->registry);
+	plat->reclaim_kicks = 0;
+}
+
+static inline void dg_plat_reclaim_kick(struct dg_pool_plat *plat,
+					unsigned int nr_empty)
+{
+	plat->reclaim_kicks++;
+}
+
+static inline void dg_plat_fini(struct dg_pool_plat *plat)
+{
+}
+
 /* Reports are counted; printed only when DG_VERBOSE is set. */
 extern unsigned long dg_user_reports_first;
 extern unsigned long dg_user_reports_again;
 extern unsigned long dg_user_reports_err;
 extern bool dg_user_verbose;
-#define dg_report_first(fmt, ...) do { \
-	dg_user_reports_first++; \
-	if (dg_user_verbose) \
-		fprintf(stderr, "WARNING: dmaguard: " fmt "\n", ##__VA_ARGS__); \
-} while (0)
-#define dg_report_again(fmt, ...) do { \
-	dg_user_reports_again++; \
-	if (dg_user_verbose) \
-		fprintf(stderr, "dmaguard: " fmt "\n", ##__VA_ARGS__); \
-} while (0)
-#define dg_err(fmt, ...) do { \
+
+/*
+ * A rejected free: @first is the pool's first, reported in full; later
+ * ones are ratelimited in the kernel, counted here.
+ */
+static inline void dg_report_bad_free(void *dev, bool first, const char *pool,
+				      const void __dma *vaddr, dma_addr_t dma,
+				      const char *why)
+{
+	if (first)
+		dg_user_reports_first++;
+	else
+		dg_user_reports_again++;
+	if (dg_user_verbose)
+		fprintf(stderr, "dmaguard: pool %s: bad free of %p (dma %#llx): %s; not applied\n",
+			pool, (const void __force *)vaddr,
+			(unsigned long long)dma, why);
+}
+
+#define dg_err(dev, fmt, ...) do { \
 	dg_user_reports_err++; \
-	if (dg_user_verbose) \
-		fprintf(stderr, "dmaguard: " fmt "\n", ##__VA_ARGS__); \
-} while (0)
-#define dg_info(fmt, ...) do { \
 	if (dg_user_verbose) \
 		fprintf(stderr, "dmaguard: " fmt "\n", ##__VA_ARGS__); \
 } while (0)

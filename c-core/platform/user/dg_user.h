@@ -5,8 +5,27 @@
 
 #include "dg_platform.h"
 
-/* Made-up bus address = CPU address + this; keeps chunk alignment. */
+/* DG_MEM_DIRECT: made-up bus address = CPU address + this. */
 #define DG_USER_DMA_OFFSET	0x100000000000ull
+
+/* How chunk memory is placed (chunk_mem.c); DG_MEM_REMAP by default. */
+enum dg_user_mem_mode {
+	DG_MEM_REMAP,	/* an IOMMU: page aligned, unrelated CPU and bus */
+	DG_MEM_DIRECT,	/* direct mapping: both aligned to the size */
+};
+
+extern enum dg_user_mem_mode dg_user_mem_mode;
+
+/* The bus address of a CPU address inside live chunk memory, or 0. */
+dma_addr_t dg_user_bus_of(const void *p);
+/*
+ * Free the allocation holding @p, as dg_chunk_mem_free() would: for tests
+ * that give back the chunks a pool deliberately kept (destroy with live
+ * blocks), whose allocation may be larger than the chunk.
+ */
+void dg_user_chunk_release(const void *p);
+/* The CPU address of a bus address inside live chunk memory, or NULL. */
+void *dg_user_cpu_of(dma_addr_t dma);
 
 struct dg_user_counters {
 	long meta_live;		/* bookkeeping allocations not freed */
