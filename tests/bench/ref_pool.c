@@ -32,7 +32,7 @@ struct ref_page {
 };
 
 struct ref_pool {
-	dg_lock_t lock;
+	spinlock_t lock;
 	struct ref_free *free_head;
 	struct ref_page *pages;
 	size_t nr_blocks;
@@ -63,7 +63,7 @@ struct ref_pool *ref_pool_create(const char *name, void *dev, size_t size,
 	if (!pool)
 		return NULL;
 	snprintf(pool->name, sizeof(pool->name), "%s", name);
-	dg_lock_init(&pool->lock);
+	spin_lock_init(&pool->lock);
 	pool->dev = dev;
 	pool->size = size;
 	pool->alloc_size = max(size, (size_t)DG_PAGE_SIZE);
@@ -129,23 +129,23 @@ void *ref_pool_alloc(struct ref_pool *pool, gfp_t gfp, dma_addr_t *dma)
 	struct ref_page *page;
 	unsigned long flags = 0;
 
-	dg_lock_irqsave(&pool->lock, flags);
+	spin_lock_irqsave(&pool->lock, flags);
 	b = pool->free_head;
 	if (b) {
 		pool->free_head = b->next;
 		pool->nr_active++;
 	}
-	dg_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock_irqrestore(&pool->lock, flags);
 	if (unlikely(!b)) {
 		page = ref_page_alloc(pool, gfp);
 		if (!page)
 			return NULL;
-		dg_lock_irqsave(&pool->lock, flags);
+		spin_lock_irqsave(&pool->lock, flags);
 		ref_carve_page(pool, page);
 		b = pool->free_head;
 		pool->free_head = b->next;
 		pool->nr_active++;
-		dg_unlock_irqrestore(&pool->lock, flags);
+		spin_unlock_irqrestore(&pool->lock, flags);
 	}
 	*dma = b->dma;
 	if (dg_want_zero(gfp))
@@ -158,12 +158,12 @@ void ref_pool_free(struct ref_pool *pool, void *vaddr, dma_addr_t dma)
 	struct ref_free *b = vaddr;
 	unsigned long flags = 0;
 
-	dg_lock_irqsave(&pool->lock, flags);
+	spin_lock_irqsave(&pool->lock, flags);
 	b->dma = dma;
 	b->next = pool->free_head;
 	pool->free_head = b;
 	pool->nr_active--;
-	dg_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
 void ref_pool_destroy(struct ref_pool *pool)

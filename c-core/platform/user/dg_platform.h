@@ -32,6 +32,13 @@
 
 typedef u64 dma_addr_t;
 
+/*
+ * tools/include's __ffs() is the generic C fallback (a ladder of tests);
+ * the kernel's x86 __ffs() is one tzcnt/bsf. Use the instruction here
+ * too, or native benchmarks would charge the core for the fallback.
+ */
+#define __ffs(word)		((unsigned long)__builtin_ctzl(word))
+
 /* spinlock.h's irqsave reads the flags it should set. */
 #undef spin_lock_irqsave
 #define spin_lock_irqsave(x, f)		((f) = 0, pthread_mutex_lock(x))
