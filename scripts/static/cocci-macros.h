@@ -33,3 +33,11 @@
 #define s32 int
 #define s64 long long
 #define uintptr_t unsigned long
+/*
+ * The core's invariant check is a statement-like macro; spatch takes
+ * "dg_assert(word);" after declarations for one more declaration.
+ */
+#define dg_assert(cond) ((void)(cond))
+/* Function attributes spatch does not know before an enum return type. */
+#define __cold
+#define noinline

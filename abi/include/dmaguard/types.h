@@ -27,7 +27,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
+/*
+ * dmaguard's own userspace build of the core reads the kernel's
+ * tools/include, whose <linux/types.h> already has a gfp_t.
+ */
+#ifndef _TOOLS_LINUX_TYPES_H_
 typedef unsigned int __bitwise gfp_t;	/* as in the kernel */
+#endif
 typedef __UINT64_TYPE__ dma_addr_t;	/* uint64_t, as the core's user build */
 #endif
 
