@@ -2,12 +2,24 @@
 /*
  * Chunk table of the pool: see chunk_table.h.
  */
+#include "chunk.h"
 #include "chunk_table.h"
 
-static inline unsigned long slot_key(const struct dg_chunk_table *t,
-				     unsigned long base)
+static inline struct dg_chunk *slot_chunk(unsigned long tagged)
 {
-	return ((base & ~1ul) >> t->shift) + (base & 1);
+	return (struct dg_chunk *)(tagged & ~1ul);
+}
+
+static inline unsigned long chunk_base(const struct dg_chunk *chunk)
+{
+	return dg_dma_addr(chunk->blocks);
+}
+
+/* The window a slot stands for. */
+static inline unsigned long slot_key(const struct dg_chunk_table *t,
+				     unsigned long tagged)
+{
+	return (chunk_base(slot_chunk(tagged)) >> t->shift) + (tagged & 1);
 }
 
 static inline u32 home_of(unsigned long key, u32 bits)
@@ -27,44 +39,43 @@ struct dg_chunk *dg_table_find(const struct dg_chunk_table *t,
 {
 	unsigned long key = addr >> t->shift, size = 1ul << t->shift;
 	u32 mask = dg_table_slots(t) - 1, i;
-	const struct dg_chunk_slot *s;
+	struct dg_chunk *chunk;
+	unsigned long s;
 
 	for (i = home_of(key, t->bits);; i = (i + 1) & mask) {
-		s = &t->slots[i];
-		if (!s->chunk)
+		s = t->slots[i].tagged;
+		if (!s)
 			return NULL;
-		if (slot_key(t, s->base) == key && addr - (s->base & ~1ul) < size)
-			return s->chunk;
+		chunk = slot_chunk(s);
+		if (slot_key(t, s) == key && addr - chunk_base(chunk) < size)
+			return chunk;
 	}
 }
 
-static void slots_put(struct dg_chunk_slot *slots, u32 bits,
-		      unsigned long key, unsigned long base,
-		      struct dg_chunk *chunk)
+static void slots_put(const struct dg_chunk_table *t,
+		      struct dg_chunk_slot *slots, u32 bits,
+		      unsigned long tagged)
 {
-	u32 mask = (1u << bits) - 1, i = home_of(key, bits);
+	u32 mask = (1u << bits) - 1, i = home_of(slot_key(t, tagged), bits);
 
-	while (slots[i].chunk)
+	while (slots[i].tagged)
 		i = (i + 1) & mask;
-	slots[i].base = base;
-	slots[i].chunk = chunk;
+	slots[i].tagged = tagged;
 }
 
 /**
  * dg_table_insert() - add a chunk
  * @t: the table; dg_table_can_insert() must hold
- * @base: CPU address of its first block, page aligned
- * @chunk: the chunk
+ * @chunk: the chunk, its first block address page aligned
  */
-void dg_table_insert(struct dg_chunk_table *t, unsigned long base,
-		     struct dg_chunk *chunk)
+void dg_table_insert(struct dg_chunk_table *t, struct dg_chunk *chunk)
 {
-	unsigned long key = base >> t->shift;
+	unsigned long tagged = (unsigned long)chunk;
 
-	slots_put(t->slots, t->bits, key, base, chunk);
+	slots_put(t, t->slots, t->bits, tagged);
 	t->used++;
-	if (dg_table_entries(t, base) == 2) {
-		slots_put(t->slots, t->bits, key + 1, base | 1, chunk);
+	if (dg_table_entries(t, chunk_base(chunk)) == 2) {
+		slots_put(t, t->slots, t->bits, tagged | 1);
 		t->used++;
 	}
 }
@@ -72,26 +83,25 @@ void dg_table_insert(struct dg_chunk_table *t, unsigned long base,
 /* Remove one entry, backward-shift: later entries of its probe chain move
  * up, so no tombstones are needed and every chain stays unbroken.
  */
-static void table_remove_entry(struct dg_chunk_table *t, unsigned long base,
-			       struct dg_chunk *chunk)
+static void table_remove_entry(struct dg_chunk_table *t, unsigned long tagged)
 {
 	u32 mask = dg_table_slots(t) - 1, i, j, h;
 
-	i = home_of(slot_key(t, base), t->bits);
-	while (t->slots[i].chunk != chunk || t->slots[i].base != base) {
-		dg_assert(t->slots[i].chunk);
+	i = home_of(slot_key(t, tagged), t->bits);
+	while (t->slots[i].tagged != tagged) {
+		dg_assert(t->slots[i].tagged);
 		i = (i + 1) & mask;
 	}
 
 	for (;;) {
-		t->slots[i].chunk = NULL;
+		t->slots[i].tagged = 0;
 		for (j = i;;) {
 			j = (j + 1) & mask;
-			if (!t->slots[j].chunk) {
+			if (!t->slots[j].tagged) {
 				t->used--;
 				return;
 			}
-			h = home_of(slot_key(t, t->slots[j].base), t->bits);
+			h = home_of(slot_key(t, t->slots[j].tagged), t->bits);
 			/* Leave it if its home lies cyclically in (i, j]. */
 			if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
 				continue;
@@ -105,15 +115,13 @@ static void table_remove_entry(struct dg_chunk_table *t, unsigned long base,
 /**
  * dg_table_remove() - remove a chunk
  * @t: the table
- * @base: what dg_table_insert() was given
  * @chunk: the chunk, in the table
  */
-void dg_table_remove(struct dg_chunk_table *t, unsigned long base,
-		     struct dg_chunk *chunk)
+void dg_table_remove(struct dg_chunk_table *t, struct dg_chunk *chunk)
 {
-	table_remove_entry(t, base, chunk);
-	if (dg_table_entries(t, base) == 2)
-		table_remove_entry(t, base | 1, chunk);
+	table_remove_entry(t, (unsigned long)chunk);
+	if (dg_table_entries(t, chunk_base(chunk)) == 2)
+		table_remove_entry(t, (unsigned long)chunk | 1);
 }
 
 /**
@@ -131,9 +139,8 @@ struct dg_chunk_slot *dg_table_rehash(struct dg_chunk_table *t,
 	u32 i, n = dg_table_slots(t);
 
 	for (i = 0; i < n; i++)
-		if (old[i].chunk)
-			slots_put(slots, bits, slot_key(t, old[i].base),
-				  old[i].base, old[i].chunk);
+		if (old[i].tagged)
+			slots_put(t, slots, bits, old[i].tagged);
 	t->slots = slots;
 	t->bits = bits;
 	return old;

@@ -13,8 +13,10 @@
  * a lookup checks which of them really contains the address.
  *
  * Open addressing with linear probing and backward-shift deletion, no
- * tombstones. The pool keeps it at most half full and serialises every
- * call with its lock.
+ * tombstones. Lookups only serve the frees that miss their CPU's "last
+ * chunk", so a probe may read the descriptors it passes and a slot stays
+ * one word. The pool keeps the table at most half full and serialises
+ * every call with its lock.
  */
 #ifndef _DMAGUARD_CORE_CHUNK_TABLE_H
 #define _DMAGUARD_CORE_CHUNK_TABLE_H
@@ -26,12 +28,12 @@
 struct dg_chunk;
 
 /*
- * One window of one chunk. @base is the chunk's first block address
- * (page aligned), with bit 0 set for the chunk's second window.
+ * One window of one chunk: the descriptor's address, with bit 0 set for
+ * the chunk's second window; 0: slot unused. The window is found from
+ * the descriptor's first block address, so a slot is one word.
  */
 struct dg_chunk_slot {
-	unsigned long base;
-	struct dg_chunk *chunk;	/* NULL: slot unused */
+	unsigned long tagged;
 };
 
 struct dg_chunk_table {
@@ -67,10 +69,8 @@ static inline bool dg_table_can_insert(const struct dg_chunk_table *t)
 
 struct dg_chunk *dg_table_find(const struct dg_chunk_table *t,
 			       unsigned long addr);
-void dg_table_insert(struct dg_chunk_table *t, unsigned long base,
-		     struct dg_chunk *chunk);
-void dg_table_remove(struct dg_chunk_table *t, unsigned long base,
-		     struct dg_chunk *chunk);
+void dg_table_insert(struct dg_chunk_table *t, struct dg_chunk *chunk);
+void dg_table_remove(struct dg_chunk_table *t, struct dg_chunk *chunk);
 struct dg_chunk_slot *dg_table_rehash(struct dg_chunk_table *t,
 				      struct dg_chunk_slot *slots, u32 bits);
 

@@ -38,12 +38,21 @@
  * otherwise a chunk whose bus address is not aligned enough is replaced by
  * a larger allocation that contains an aligned window (chunk_create()).
  *
- * Locking: pool->lock (spinlock_t, taken with interrupts saved: pools are
- * used from hard interrupt handlers) protects every field below it in
- * struct dg_pool and every chunk descriptor. Neither chunk memory nor
- * bookkeeping is allocated or freed under it.
+ * Per-CPU caches: a freed block goes to its CPU's cache, and an
+ * allocation takes from it, without the pool lock; the cache refills from
+ * and flushes to the chunks a batch at a time under the pool lock. A
+ * block's "live" bit, flipped atomically, is what tells a free of a live
+ * block from a double free wherever the block was cached.
+ *
+ * Locking: a CPU's cache is guarded by its dg_cpu_lock (a local_lock_t:
+ * interrupts off, pools are used from hard interrupt handlers); pool->lock
+ * (spinlock_t) nests inside it, or is taken with interrupts saved, and
+ * protects the lists, the table, the counters and every chunk descriptor
+ * but the live bits. Neither chunk memory nor bookkeeping is allocated or
+ * freed under either lock.
  */
 #include "pool.h"
+#include "chunk.h"
 #include "chunk_table.h"
 
 /*
@@ -63,17 +72,31 @@
  */
 #define DG_RECIP_SHIFT		42
 
-struct dg_chunk {
-	struct list_head node;	/* on pool->partial or pool->full */
-	char __dma *blocks;	/* CPU address of the first block */
-	dma_addr_t blocks_dma;	/* its bus address */
-	char __dma *mem;	/* the allocation, as dg_chunk_mem_alloc() gave it */
-	dma_addr_t dma;
-	size_t mem_size;
-	unsigned long empty_since;
-	u32 nr_free;
-	u32 hint;		/* no free bit in the words below this one */
-	unsigned long map[];	/* bit set = block free */
+/*
+ * Per-CPU caches of free blocks: at most DG_PCP_MAX blocks and
+ * DG_PCP_BYTES of them a CPU, moved to and from the chunks in batches of
+ * half that, so that a CPU takes the pool lock once per batch.
+ */
+#define DG_PCP_MAX		32
+#define DG_PCP_BYTES		(16 * 1024ul)
+
+/* A free block in a CPU's cache. */
+struct dg_pcp_entry {
+	struct dg_chunk *chunk;
+	u32 idx;
+};
+
+/*
+ * A CPU's cache: the top of e[] is handed out next. @last is the chunk of
+ * this CPU's previous free, valid while @last_gen is the pool's
+ * chunks_gen (a reclaim that frees chunks moves it on).
+ */
+struct dg_pcp {
+	struct dg_cpu_lock cpu_lock;
+	struct dg_chunk *last;
+	u32 last_gen;
+	u32 count;
+	struct dg_pcp_entry e[DG_PCP_MAX];
 };
 
 struct dg_pool {
@@ -81,10 +104,9 @@ struct dg_pool {
 	struct list_head partial;
 	struct list_head full;
 	struct list_head deferred;	/* chunks to free in process context */
-	struct dg_chunk *last;		/* chunk of the previous free */
 	struct dg_chunk_table table;
 	/* Counters: statistics are read from these, never from a walk. */
-	u64 in_use;			/* blocks handed out */
+	u64 in_use;			/* blocks out of their chunks */
 	u32 nr_chunks;
 	u32 nr_empty;			/* chunks with every block free */
 	u32 nr_parked;			/* allocations on the deferred list */
@@ -94,7 +116,11 @@ struct dg_pool {
 	u64 bad[DG_BAD_NR];
 	bool reported;			/* first bad free reported in full */
 
-	/* Geometry, fixed at creation; read without the lock. */
+	/* Read without the lock: geometry, fixed at creation, and the gen. */
+	struct dg_pcp __percpu *pcp;
+	u32 pcp_high;		/* blocks a CPU may cache; 0: no caches */
+	u32 pcp_batch;		/* blocks moved at once */
+	u32 chunks_gen;		/* moves on when chunks are freed */
 	u32 size;
 	u32 stride;
 	u32 chunk_shift;
@@ -134,6 +160,12 @@ static inline bool chunk_is_empty(const struct dg_pool *pool,
 				  const struct dg_chunk *chunk)
 {
 	return chunk->nr_free == pool->blocks_per_chunk;
+}
+
+static inline unsigned long *chunk_live(const struct dg_pool *pool,
+					struct dg_chunk *chunk)
+{
+	return chunk->map + pool->map_words;
 }
 
 #ifdef DG_DEBUG
@@ -281,6 +313,7 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	size_t align = p->align ? p->align : 1;
 	struct dg_pool *pool;
 	const char *why;
+	int cpu;
 
 	if (dg_pool_check_params(p, &why)) {
 		dg_err(p->dev, "pool %s: cannot create: %s (size %zu align %zu boundary %zu)",
@@ -308,12 +341,23 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	pool->table.slots = dg_kzalloc_node(DG_TABLE_MIN_SLOTS *
 					    sizeof(*pool->table.slots),
 					    GFP_KERNEL, p->node);
-	if (!pool->map_full || !pool->table.slots) {
+	pool->pcp = dg_percpu_alloc(struct dg_pcp);
+	if (!pool->map_full || !pool->table.slots || !pool->pcp) {
+		if (pool->pcp)
+			dg_percpu_free(pool->pcp);
 		dg_kfree(pool->map_full);
 		dg_kfree(pool->table.slots);
 		dg_kfree(pool);
 		return NULL;
 	}
+	dg_for_each_cpu(cpu)
+		dg_cpu_lock_init(&dg_percpu_ptr(pool->pcp, cpu)->cpu_lock);
+	/* Caches only where a batch is worth it: blocks up to 4 KiB. */
+	pool->pcp_high = min_t(unsigned long, DG_PCP_MAX,
+			       DG_PCP_BYTES / pool->stride);
+	if (pool->pcp_high < 4)
+		pool->pcp_high = 0;
+	pool->pcp_batch = pool->pcp_high / 2;
 	pool->table.bits = ilog2(DG_TABLE_MIN_SLOTS);
 	pool->table.shift = pool->chunk_shift;
 	pool_fill_map_full(pool);
@@ -325,12 +369,14 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 
 static size_t chunk_desc_size(const struct dg_pool *pool)
 {
-	return sizeof(struct dg_chunk) + pool->map_words * sizeof(long);
+	return sizeof(struct dg_chunk) + 2 * pool->map_words * sizeof(long);
 }
 
 static void chunk_destroy(struct dg_pool *pool, struct dg_chunk *chunk)
 {
-	dg_chunk_mem_free(pool->dev, chunk->mem_size, chunk->mem, chunk->dma);
+	dg_chunk_mem_free(pool->dev, chunk_size(pool) + chunk->slack,
+			  chunk->blocks - chunk->phase,
+			  chunk->blocks_dma - chunk->phase);
 	dg_kfree(chunk);
 }
 
@@ -363,12 +409,14 @@ static unsigned long chunk_phase(const struct dg_pool *pool, dma_addr_t dma)
 	return (unsigned long)-dma & (pool->bus_align - 1);
 }
 
+/* The allocation; blocks start at its beginning until chunk_create() says. */
 static bool chunk_get_mem(struct dg_pool *pool, struct dg_chunk *chunk,
-			  size_t size, gfp_t gfp)
+			  u32 slack, gfp_t gfp)
 {
-	chunk->mem = dg_chunk_mem_alloc(pool->dev, size, &chunk->dma, gfp);
-	chunk->mem_size = size;
-	return !!chunk->mem;
+	chunk->blocks = dg_chunk_mem_alloc(pool->dev, chunk_size(pool) + slack,
+					   &chunk->blocks_dma, gfp);
+	chunk->slack = slack;
+	return !!chunk->blocks;
 }
 
 /* A fresh chunk, not yet visible to anyone; called without the lock. */
@@ -381,9 +429,9 @@ static struct dg_chunk *chunk_create(struct dg_pool *pool, gfp_t gfp)
 	chunk = dg_kzalloc_node(chunk_desc_size(pool), gfp, pool->node);
 	if (!chunk)
 		return NULL;
-	if (!chunk_get_mem(pool, chunk, chunk_size(pool), gfp))
+	if (!chunk_get_mem(pool, chunk, 0, gfp))
 		goto fail;
-	off = chunk_phase(pool, chunk->dma);
+	off = chunk_phase(pool, chunk->blocks_dma);
 	if (off) {
 		/*
 		 * Only when bus_align exceeds a page, and rare even then (IOVAs
@@ -393,13 +441,14 @@ static struct dg_chunk *chunk_create(struct dg_pool *pool, gfp_t gfp)
 		spare = dg_kzalloc_node(chunk_desc_size(pool), gfp, pool->node);
 		chunk_drop(pool, chunk, gfp);
 		chunk = spare;
-		if (!chunk || !chunk_get_mem(pool, chunk, chunk_size(pool) +
+		if (!chunk || !chunk_get_mem(pool, chunk,
 					     pool->bus_align - DG_PAGE_SIZE, gfp))
 			goto fail;
-		off = chunk_phase(pool, chunk->dma);
+		off = chunk_phase(pool, chunk->blocks_dma);
 	}
-	chunk->blocks = chunk->mem + off;
-	chunk->blocks_dma = chunk->dma + off;
+	chunk->blocks += off;
+	chunk->blocks_dma += off;
+	chunk->phase = off;
 	chunk->nr_free = pool->blocks_per_chunk;
 	memcpy(chunk->map, pool->map_full, pool->map_words * sizeof(long));
 	return chunk;
@@ -409,9 +458,31 @@ fail:
 	return NULL;
 }
 
-/* Take the lowest free block of @chunk; returns its offset. */
-static __always_inline unsigned long chunk_take(struct dg_pool *pool,
-						struct dg_chunk *chunk)
+/* Called with the lock held; returns the old array for the caller to free. */
+static struct dg_chunk_slot *pool_rehash(struct dg_pool *pool,
+					 struct dg_chunk_slot *slots, u32 bits)
+{
+	struct dg_chunk_slot *old = dg_table_rehash(&pool->table, slots, bits);
+
+	pool->meta_bytes -= dg_ksize(old);
+	pool->meta_bytes += dg_ksize(slots);
+	return old;
+}
+
+/* Offset of block @idx from the chunk's first block. */
+static __always_inline unsigned long block_offset(const struct dg_pool *pool,
+						  u32 idx)
+{
+	if (likely(pool->stride_shift))
+		return (unsigned long)idx << pool->stride_shift;
+	return ((unsigned long)(idx >> pool->seg_bits) << pool->seg_shift) +
+	       (unsigned long)(idx & pool->slot_mask) * pool->stride;
+}
+
+/* Take the lowest free block of @chunk; returns its bit number. */
+static __always_inline u32 chunk_take(struct dg_pool *pool,
+				      struct dg_chunk *chunk)
+	__must_hold(&pool->lock)
 {
 	unsigned long word = chunk->map[chunk->hint];
 	u32 idx = chunk->hint * BITS_PER_LONG + __ffs(word);
@@ -429,125 +500,16 @@ static __always_inline unsigned long chunk_take(struct dg_pool *pool,
 		chunk->hint = find_next_bit(chunk->map, pool->map_bits,
 					    idx + 1) / BITS_PER_LONG;
 	}
-	if (likely(pool->stride_shift))
-		return (unsigned long)idx << pool->stride_shift;
-	return ((unsigned long)(idx >> pool->seg_bits) << pool->seg_shift) +
-	       (unsigned long)(idx & pool->slot_mask) * pool->stride;
-}
-
-/* Common tail of both allocation paths; drops the lock. */
-static __always_inline void __dma *pool_hand_out(struct dg_pool *pool,
-						 struct dg_chunk *chunk,
-						 unsigned long off,
-						 gfp_t gfp, dma_addr_t *dma,
-						 unsigned long flags)
-	__releases(&pool->lock)
-{
-	char __dma *mem = chunk->blocks + off;
-
-	*dma = chunk->blocks_dma + off;
-	spin_unlock_irqrestore(&pool->lock, flags);
-	if (dg_want_zero(gfp))
-		dg_dma_zero(mem, pool->size);
-	return mem;
-}
-
-/* Called with the lock held; returns the old array for the caller to free. */
-static struct dg_chunk_slot *pool_rehash(struct dg_pool *pool,
-					 struct dg_chunk_slot *slots, u32 bits)
-{
-	struct dg_chunk_slot *old = dg_table_rehash(&pool->table, slots, bits);
-
-	pool->meta_bytes -= dg_ksize(old);
-	pool->meta_bytes += dg_ksize(slots);
-	return old;
+	return idx;
 }
 
 /*
- * No chunk has a free block. The lock is dropped to allocate (as mainline
- * does), so other CPUs may add chunks meanwhile; ours joins them anyway.
+ * Give a block back to its chunk: a chunk that was full rejoins the
+ * partial list at the head, one that empties moves to the tail, where
+ * reclaim finds it.
  */
-static noinline void __dma *pool_alloc_slow(struct dg_pool *pool, gfp_t gfp,
-					    dma_addr_t *dma,
-					    unsigned long flags)
-	__releases(&pool->lock)
-{
-	struct dg_chunk_slot *slots, *unused = NULL;
-	struct dg_chunk *chunk;
-	unsigned long off;
-	void __dma *mem;
-	u32 bits;
-
-	spin_unlock_irqrestore(&pool->lock, flags);
-	chunk = chunk_create(pool, gfp);
-	if (!chunk)
-		return NULL;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	while (!dg_table_has_room(&pool->table)) {
-		bits = pool->table.bits + 1;
-		spin_unlock_irqrestore(&pool->lock, flags);
-		dg_kfree(unused);
-		slots = dg_kzalloc_node(sizeof(*slots) << bits, gfp, pool->node);
-		spin_lock_irqsave(&pool->lock, flags);
-		if (!slots) {
-			/*
-			 * Over half full is slower, not wrong: go on while a
-			 * slot stays empty to end every probe.
-			 */
-			unused = NULL;
-			if (dg_table_can_insert(&pool->table))
-				break;
-			spin_unlock_irqrestore(&pool->lock, flags);
-			chunk_drop(pool, chunk, gfp);
-			return NULL;
-		}
-		/* Another CPU may have grown it meanwhile. */
-		unused = bits > pool->table.bits ?
-			 pool_rehash(pool, slots, bits) : slots;
-	}
-
-	dg_table_insert(&pool->table, dg_dma_addr(chunk->blocks), chunk);
-	list_add(&chunk->node, &pool->partial);
-	pool->nr_chunks++;
-	pool->nr_empty++;
-	pool->chunks_allocated++;
-	pool->meta_bytes += dg_ksize(chunk);
-	off = chunk_take(pool, chunk);
-	pool_check(pool);
-	mem = pool_hand_out(pool, chunk, off, gfp, dma, flags);
-	dg_kfree(unused);
-	return mem;
-}
-
-/**
- * dg_pool_alloc() - allocate one block
- * @pool: the pool
- * @gfp: allocation flags for a new chunk; __GFP_ZERO zeroes the block
- * @dma: where the block's bus address goes
- *
- * Return: the block, or NULL when no chunk could be had.
- */
-void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
-{
-	struct dg_chunk *chunk;
-	unsigned long flags;
-
-	might_alloc(gfp);
-	spin_lock_irqsave(&pool->lock, flags);
-	if (unlikely(list_empty(&pool->partial)))
-		return pool_alloc_slow(pool, gfp, dma, flags);
-	chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
-	return pool_hand_out(pool, chunk, chunk_take(pool, chunk), gfp, dma,
-			     flags);
-}
-
-/*
- * Mark a block free: a chunk that was full rejoins the partial list at the
- * head, one that empties moves to the tail, where reclaim finds it.
- */
-static __always_inline void chunk_put(struct dg_pool *pool,
-				      struct dg_chunk *chunk, u32 idx)
+static void chunk_put(struct dg_pool *pool, struct dg_chunk *chunk, u32 idx)
+	__must_hold(&pool->lock)
 {
 	u32 w = idx / BITS_PER_LONG;
 
@@ -565,9 +527,179 @@ static __always_inline void chunk_put(struct dg_pool *pool,
 	}
 }
 
+/* The block, live now, as its driver gets it; called without locks. */
+static __always_inline void __dma *block_hand_out(struct dg_pool *pool,
+						  struct dg_chunk *chunk,
+						  u32 idx, gfp_t gfp,
+						  dma_addr_t *dma)
+{
+	unsigned long off = block_offset(pool, idx);
+	char __dma *mem = chunk->blocks + off;
+
+	*dma = chunk->blocks_dma + off;
+	if (dg_want_zero(gfp))
+		dg_dma_zero(mem, pool->size);
+	return mem;
+}
+
+/*
+ * Refill @pcp with up to a batch of blocks from the partial chunks, so
+ * that they come out in ascending order (fresh chunks hand out blocks
+ * in address order, as mainline's do).
+ */
+static void pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
+	__must_hold(&pool->lock)
+{
+	u32 n = min(pool->pcp_batch, pool->pcp_high - pcp->count), i;
+	struct dg_chunk *chunk;
+
+	for (i = 0; i < n && !list_empty(&pool->partial); i++) {
+		chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
+		pcp->e[pcp->count + n - 1 - i] = (struct dg_pcp_entry){
+			.chunk = chunk, .idx = chunk_take(pool, chunk),
+		};
+	}
+	if (i < n)	/* the chunks ran dry: close the gap */
+		memmove(&pcp->e[pcp->count], &pcp->e[pcp->count + n - i],
+			i * sizeof(pcp->e[0]));
+	pcp->count += i;
+}
+
+/* Give the @n oldest blocks of @pcp back to their chunks. */
+static void pcp_flush(struct dg_pool *pool, struct dg_pcp *pcp, u32 n)
+	__must_hold(&pool->lock)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		chunk_put(pool, pcp->e[i].chunk, pcp->e[i].idx);
+	pcp->count -= n;
+	memmove(&pcp->e[0], &pcp->e[n], pcp->count * sizeof(pcp->e[0]));
+}
+
+/* Room for one more chunk in the table, growing it outside the lock. */
+static bool pool_table_room(struct dg_pool *pool, gfp_t gfp)
+{
+	struct dg_chunk_slot *slots, *unused = NULL;
+	unsigned long flags;
+	bool ok = true;
+	u32 bits;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	while (!dg_table_has_room(&pool->table)) {
+		bits = pool->table.bits + 1;
+		spin_unlock_irqrestore(&pool->lock, flags);
+		dg_kfree(unused);
+		slots = dg_kzalloc_node(sizeof(*slots) << bits, gfp, pool->node);
+		spin_lock_irqsave(&pool->lock, flags);
+		if (!slots) {
+			/*
+			 * Over half full is slower, not wrong: go on while a
+			 * slot stays empty to end every probe.
+			 */
+			unused = NULL;
+			ok = dg_table_can_insert(&pool->table);
+			break;
+		}
+		/* Another CPU may have grown it meanwhile. */
+		unused = bits > pool->table.bits ?
+			 pool_rehash(pool, slots, bits) : slots;
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	dg_kfree(unused);
+	return ok;
+}
+
+/*
+ * No chunk has a free block: add one, and take the caller's block from
+ * it at once, so that other CPUs cannot leave the caller empty-handed.
+ * Called without locks (as mainline, chunk memory is allocated with
+ * none held).
+ */
+static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
+				      dma_addr_t *dma)
+{
+	struct dg_chunk *chunk;
+	unsigned long flags;
+	u32 idx;
+
+	chunk = chunk_create(pool, gfp);
+	if (!chunk)
+		return NULL;
+	for (;;) {
+		if (!pool_table_room(pool, gfp)) {
+			chunk_drop(pool, chunk, gfp);
+			return NULL;
+		}
+		spin_lock_irqsave(&pool->lock, flags);
+		if (dg_table_can_insert(&pool->table))
+			break;
+		spin_unlock_irqrestore(&pool->lock, flags);	/* taken meanwhile */
+	}
+	dg_table_insert(&pool->table, chunk);
+	list_add(&chunk->node, &pool->partial);
+	pool->nr_chunks++;
+	pool->nr_empty++;
+	pool->chunks_allocated++;
+	pool->meta_bytes += dg_ksize(chunk);
+	idx = chunk_take(pool, chunk);
+	set_bit(idx, chunk_live(pool, chunk));
+	pool_check(pool);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return block_hand_out(pool, chunk, idx, gfp, dma);
+}
+
+/* This CPU's cache is empty: a block for the caller, a batch for later. */
+static noinline void __dma *pool_alloc_refill(struct dg_pool *pool,
+					      struct dg_pcp *pcp, gfp_t gfp,
+					      dma_addr_t *dma,
+					      unsigned long flags)
+{
+	struct dg_chunk *chunk;
+	u32 idx;
+
+	spin_lock(&pool->lock);
+	if (unlikely(list_empty(&pool->partial))) {
+		spin_unlock(&pool->lock);
+		dg_pcp_unlock(pool->pcp, flags);
+		return pool_grow(pool, gfp, dma);
+	}
+	chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
+	idx = chunk_take(pool, chunk);
+	set_bit(idx, chunk_live(pool, chunk));
+	pcp_refill(pool, pcp);
+	spin_unlock(&pool->lock);
+	dg_pcp_unlock(pool->pcp, flags);
+	return block_hand_out(pool, chunk, idx, gfp, dma);
+}
+
+/**
+ * dg_pool_alloc() - allocate one block
+ * @pool: the pool
+ * @gfp: allocation flags for a new chunk; __GFP_ZERO zeroes the block
+ * @dma: where the block's bus address goes
+ *
+ * Return: the block, or NULL when no chunk could be had.
+ */
+void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
+{
+	struct dg_pcp_entry e;
+	struct dg_pcp *pcp;
+	unsigned long flags;
+
+	might_alloc(gfp);
+	pcp = dg_pcp_lock(pool->pcp, flags);
+	if (unlikely(!pcp->count))
+		return pool_alloc_refill(pool, pcp, gfp, dma, flags);
+	e = pcp->e[--pcp->count];
+	set_bit(e.idx, chunk_live(pool, e.chunk));
+	dg_pcp_unlock(pool->pcp, flags);
+	return block_hand_out(pool, e.chunk, e.idx, gfp, dma);
+}
+
 /*
  * Where a free lands in @chunk: sets *@idx to the block's bit number, or
- * says why @vaddr/@dma is not a block of it. Arithmetic only.
+ * says why @off/@dma is not a block of it. Arithmetic only.
  */
 static __always_inline enum dg_bad_free free_decode(struct dg_pool *pool,
 						    struct dg_chunk *chunk,
@@ -592,8 +724,6 @@ static __always_inline enum dg_bad_free free_decode(struct dg_pool *pool,
 	}
 	if (unlikely(chunk->blocks_dma + off != dma))
 		return DG_BAD_DMA;
-	if (unlikely(test_bit(*idx, chunk->map)))
-		return DG_BAD_DOUBLE;
 	return DG_FREE_OK;
 }
 
@@ -602,16 +732,53 @@ static noinline __cold enum dg_bad_free pool_bad_free(struct dg_pool *pool,
 						      void __dma *vaddr,
 						      dma_addr_t dma,
 						      unsigned long flags)
-	__releases(&pool->lock)
 {
-	bool first = !pool->reported;
+	bool first;
 
+	spin_lock(&pool->lock);
 	pool->bad[bad]++;
+	first = !pool->reported;
 	pool->reported = true;
-	spin_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock(&pool->lock);
+	dg_pcp_unlock(pool->pcp, flags);
 	dg_report_bad_free(pool->dev, first, pool->name, vaddr, dma,
 			   dg_bad_names[bad]);
 	return bad;
+}
+
+/* A free outside this CPU's previous chunk: find it in the table. */
+static noinline struct dg_chunk *pool_find_chunk(struct dg_pool *pool,
+						 struct dg_pcp *pcp,
+						 unsigned long addr)
+{
+	struct dg_chunk *chunk;
+
+	spin_lock(&pool->lock);
+	chunk = dg_table_find(&pool->table, addr);
+	if (chunk) {
+		pcp->last = chunk;
+		pcp->last_gen = pool->chunks_gen;
+	}
+	spin_unlock(&pool->lock);
+	return chunk;
+}
+
+/* Cache a freed block, flushing the oldest batch when the cache is full. */
+static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
+		    struct dg_chunk *chunk, u32 idx)
+{
+	if (unlikely(pcp->count == pool->pcp_high)) {
+		spin_lock(&pool->lock);
+		if (pool->pcp_high)
+			pcp_flush(pool, pcp, pool->pcp_batch);
+		else
+			chunk_put(pool, chunk, idx);
+		spin_unlock(&pool->lock);
+		if (!pool->pcp_high)
+			return;
+	}
+	pcp->e[pcp->count++] = (struct dg_pcp_entry){ .chunk = chunk,
+						      .idx = idx };
 }
 
 /**
@@ -631,32 +798,74 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 	unsigned long addr = dg_dma_addr(vaddr), flags, off;
 	struct dg_chunk *chunk;
 	enum dg_bad_free bad;
-	u32 idx;
+	struct dg_pcp *pcp;
+	u32 idx = 0;
 
-	spin_lock_irqsave(&pool->lock, flags);
-	/* Most frees land in the chunk of the previous one. */
-	chunk = pool->last;
-	if (unlikely(!chunk ||
+	pcp = dg_pcp_lock(pool->pcp, flags);
+	/* Most frees land in the chunk of this CPU's previous one. */
+	chunk = pcp->last;
+	if (unlikely(!chunk || pcp->last_gen != READ_ONCE(pool->chunks_gen) ||
 		     addr - dg_dma_addr(chunk->blocks) >= chunk_size(pool))) {
-		chunk = dg_table_find(&pool->table, addr);
+		chunk = pool_find_chunk(pool, pcp, addr);
 		if (!chunk)
 			return pool_bad_free(pool, DG_BAD_FOREIGN, vaddr, dma,
 					     flags);
-		pool->last = chunk;
 	}
 	off = addr - dg_dma_addr(chunk->blocks);
 	bad = free_decode(pool, chunk, off, dma, &idx);
+	/* The one decision a racing double free cannot slip past. */
+	if (likely(!bad) &&
+	    unlikely(!test_and_clear_bit(idx, chunk_live(pool, chunk))))
+		bad = DG_BAD_DOUBLE;
 	if (unlikely(bad))
 		return pool_bad_free(pool, bad, vaddr, dma, flags);
 	/*
-	 * init_on_free: zero before the block is marked free, so it is never
-	 * handed out dirty. Under the lock; this is a debug-style option.
+	 * init_on_free: zero before the block can be handed out again, so it
+	 * never is dirty. This is a debug-style option.
 	 */
 	if (dg_want_zero_on_free())
 		dg_dma_zero(vaddr, pool->size);
-	chunk_put(pool, chunk, idx);
-	spin_unlock_irqrestore(&pool->lock, flags);
+	pcp_put(pool, pcp, chunk, idx);
+	dg_pcp_unlock(pool->pcp, flags);
 	return DG_FREE_OK;
+}
+
+/* Return this CPU's cached blocks to their chunks (dg_on_each_cpu()). */
+static void pcp_drain(void *arg)
+{
+	struct dg_pool *pool = arg;
+	struct dg_pcp *pcp;
+	unsigned long flags;
+
+	pcp = dg_pcp_lock(pool->pcp, flags);
+	spin_lock(&pool->lock);
+	pcp_flush(pool, pcp, pcp->count);
+	spin_unlock(&pool->lock);
+	dg_pcp_unlock(pool->pcp, flags);
+}
+
+/* Drop this CPU's "last" chunk (dg_on_each_cpu()). */
+static void pcp_forget(void *arg)
+{
+	struct dg_pool *pool = arg;
+	struct dg_pcp *pcp;
+	unsigned long flags;
+
+	pcp = dg_pcp_lock(pool->pcp, flags);
+	pcp->last = NULL;
+	dg_pcp_unlock(pool->pcp, flags);
+}
+
+/**
+ * dg_pool_drain() - return the CPUs' cached free blocks to their chunks
+ * @pool: the pool
+ *
+ * Context: process context; may sleep (visits every online CPU).
+ */
+void dg_pool_drain(struct dg_pool *pool)
+{
+	if (pool->pcp_high)
+		dg_on_each_cpu(pcp_drain, pool);
 }
 
 /* After a reclaim: halve the chunk table while it is at most 1/8 full. */
@@ -709,6 +918,8 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 	unsigned long flags, now;
 	LIST_HEAD(victims);
 
+	/* Cached blocks keep their chunks from emptying: return them. */
+	dg_pool_drain(pool);
 	spin_lock_irqsave(&pool->lock, flags);
 	list_splice_init(&pool->deferred, &victims);
 	pool->nr_parked = 0;
@@ -724,18 +935,26 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 		if (now - chunk->empty_since < min_age)
 			break;
 		list_move(&chunk->node, &victims);
-		dg_table_remove(&pool->table, dg_dma_addr(chunk->blocks), chunk);
-		if (pool->last == chunk)
-			pool->last = NULL;
+		dg_table_remove(&pool->table, chunk);
 		pool->nr_chunks--;
 		pool->nr_empty--;
 		pool->chunks_released++;
 		pool->meta_bytes -= dg_ksize(chunk);
 		released++;
 	}
+	if (released)
+		WRITE_ONCE(pool->chunks_gen, pool->chunks_gen + 1);
 	pool_check(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
 
+	/*
+	 * No CPU may still look at a victim through its cache's "last": the
+	 * new gen makes every later free ignore it, and visiting each CPU
+	 * under its cache lock waits out any free already past that check
+	 * (an offline CPU has none in flight).
+	 */
+	if (released)
+		dg_on_each_cpu(pcp_forget, pool);
 	list_for_each_entry_safe(chunk, next, &victims, node)
 		chunk_destroy(pool, chunk);
 	if (released)
@@ -787,8 +1006,20 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
 {
 	unsigned int live = 0, kept = 0;
 	struct dg_chunk *chunk, *next;
+	struct dg_pcp *pcp;
+	int cpu;
 
+	/*
+	 * Nobody uses the pool: every CPU's cache, online or not, goes back
+	 * first, as chunks that empty queue a reclaim, which is cancelled
+	 * (and waited for) after.
+	 */
+	dg_for_each_cpu(cpu) {
+		pcp = dg_percpu_ptr(pool->pcp, cpu);
+		pcp_flush(pool, pcp, pcp->count);
+	}
 	dg_plat_fini(&pool->plat);
+	dg_percpu_free(pool->pcp);
 	pool_check(pool);
 	chunks_destroy(pool, &pool->partial, &live, &kept);
 	chunks_destroy(pool, &pool->full, &live, &kept);
@@ -808,11 +1039,13 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
  * @pool: the pool
  * @st: filled in
  *
- * Context: any context; O(1) under the pool lock.
+ * Context: any context; under the pool lock, O(1) but for a sum over the
+ * CPUs' cache counters.
  */
 void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 {
 	unsigned long flags;
+	int cpu;
 	u32 i;
 
 	memset(st, 0, sizeof(*st));
@@ -824,6 +1057,10 @@ void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 	spin_lock_irqsave(&pool->lock, flags);
 	st->blocks_total = (u64)pool->nr_chunks * pool->blocks_per_chunk;
 	st->blocks_in_use = pool->in_use;
+	/* Cached blocks are free; the caches change under their own locks. */
+	dg_for_each_cpu(cpu)
+		st->blocks_in_use -= READ_ONCE(dg_percpu_ptr(pool->pcp,
+							     cpu)->count);
 	st->chunks = pool->nr_chunks;
 	st->chunks_empty = pool->nr_empty;
 	st->chunks_parked = pool->nr_parked;

@@ -138,5 +138,6 @@ DG_EXPORT(dmaguard_pool_destroy);
 DG_EXPORT_INTERNAL(dg_pool_get_stats);
 DG_EXPORT_INTERNAL(dg_pool_for_each_chunk);
 DG_EXPORT_INTERNAL(dg_pool_reclaim);
+DG_EXPORT_INTERNAL(dg_pool_drain);
 DG_EXPORT_INTERNAL(dg_pool_free);
 DG_EXPORT_INTERNAL(dg_chunk_bytes);

@@ -530,6 +530,8 @@ static void op_reclaim(struct slot *s, struct input *in)
 	if (min_age > 48)
 		min_age = 0;
 	keep = get8(in) % 4;
+	/* Reclaim drains the CPUs' caches first; count after that. */
+	dg_pool_drain(s->pool);
 	dg_pool_get_stats(s->pool, &a);
 	n = dg_pool_reclaim(s->pool, min_age, keep);
 	verify_untouched(NULL, NULL);

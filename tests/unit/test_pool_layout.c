@@ -76,6 +76,7 @@ static void layout(void **state)
 		assert_int_equal(rc, DG_FREE_OK);
 		assert_int_equal(dgt_stats(pool).blocks_in_use, n - i - 1);
 	}
+	dg_pool_drain(pool);	/* cached blocks back to their chunks */
 	st = dgt_stats(pool);
 	assert_int_equal(st.blocks_in_use, 0);
 	assert_int_equal(st.chunks_empty, st.chunks);

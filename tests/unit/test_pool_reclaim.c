@@ -63,6 +63,7 @@ static void reclaim_after_free_all(void **state)
 		dg_user_ticks = 1000;
 		fill(&f, r, CHUNKS);
 		free_range(&f, 0, f.n);
+		dg_pool_drain(f.pool);	/* cached blocks back to their chunks */
 		bytes0 = dg_user_count.chunk_bytes_live;
 		st = dgt_stats(f.pool);
 		assert_int_equal(st.chunks_empty, CHUNKS);
@@ -116,6 +117,7 @@ static void reclaim_never_live(void **state)
 	/* one live block in every chunk but the last two */
 	for (c = 0; c < CHUNKS; c++)
 		free_range(&f, c * f.bpc + (c < CHUNKS - 2), (c + 1) * f.bpc);
+	dg_pool_drain(f.pool);	/* cached blocks back to their chunks */
 	assert_int_equal(dgt_stats(f.pool).chunks_empty, 2);
 	dg_user_ticks += 100000;
 	assert_int_equal(dg_pool_reclaim(f.pool, 0, 0), 2);
@@ -152,6 +154,7 @@ static void reclaim_by_age(void **state)
 	fill(&f, r, CHUNKS);
 	for (c = 0; c < CHUNKS; c++) {
 		free_range(&f, c * f.bpc, (c + 1) * f.bpc);
+		dg_pool_drain(f.pool);	/* chunk c empties now, not at reclaim */
 		dg_user_ticks += 10;	/* chunk c empty since 100 + 10c */
 	}
 	/* now = 160: ages 60, 50, ..., 10 */

@@ -23,6 +23,9 @@
 #include <linux/mmdebug.h>
 #include <linux/sched/mm.h>
 #include <linux/workqueue.h>
+#include <linux/percpu.h>
+#include <linux/local_lock.h>
+#include <linux/cpumask.h>
 #include <linux/string.h>
 #include <linux/jiffies.h>
 #include <linux/gfp.h>
@@ -72,6 +75,34 @@ void dg_report_bad_free(void *dev, bool first, const char *pool,
 			const char *why);
 #define dg_err(dev, fmt, ...) \
 	dev_err((struct device *)(dev), fmt "\n", ##__VA_ARGS__)
+
+/*
+ * Per-CPU block caches: a local_lock_t (interrupts off, or a per-CPU lock
+ * on PREEMPT_RT) guards this CPU's cache; the pool lock nests inside it.
+ * dg_pcp_lock() returns the locked cache of the CPU it runs on.
+ */
+struct dg_cpu_lock {
+	local_lock_t l;
+};
+
+#define dg_cpu_lock_init(cl)		local_lock_init(&(cl)->l)
+#define dg_percpu_alloc(type)		alloc_percpu_gfp(type, GFP_KERNEL)
+#define dg_percpu_free(p)		free_percpu(p)
+#define dg_percpu_ptr(p, cpu)		per_cpu_ptr(p, cpu)
+#define dg_for_each_cpu(cpu)		for_each_possible_cpu(cpu)
+#define dg_pcp_lock(pcp, flags) ({					\
+	typeof(pcp) _pcp = (pcp);					\
+	local_lock_irqsave(&_pcp->cpu_lock.l, flags);			\
+	this_cpu_ptr(_pcp);						\
+})
+#define dg_pcp_unlock(pcp, flags) \
+	local_unlock_irqrestore(&(pcp)->cpu_lock.l, flags)
+
+/*
+ * Run @fn(@arg) on every online CPU, in process context there (main.c);
+ * for draining the CPUs' caches. May sleep.
+ */
+void dg_on_each_cpu(void (*fn)(void *arg), void *arg);
 
 /*
  * Per-pool platform state (main.c): the pool's link in the registry of

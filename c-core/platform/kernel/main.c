@@ -92,6 +92,29 @@ void dg_report_bad_free(void *dev, bool first, const char *pool,
 				    why);
 }
 
+struct dg_on_cpu {
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static long dg_on_cpu_fn(void *data)
+{
+	struct dg_on_cpu *c = data;
+
+	c->fn(c->arg);
+	return 0;
+}
+
+void dg_on_each_cpu(void (*fn)(void *arg), void *arg)
+{
+	struct dg_on_cpu c = { .fn = fn, .arg = arg };
+	int cpu;
+
+	might_sleep();
+	for_each_online_cpu(cpu)
+		work_on_cpu_safe(cpu, dg_on_cpu_fn, &c);
+}
+
 void dg_registry_add(struct dg_pool *pool)
 {
 	mutex_lock(&dg_pools_lock);

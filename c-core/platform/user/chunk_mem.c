@@ -244,3 +244,41 @@ void dg_user_chunk_release(const void *p)
 	}
 	dg_chunk_mem_free(NULL, r->size, (void __dma __force *)r->cpu, r->dma);
 }
+
+/* "CPUs": a thread's slot, round robin at first use (dg_platform.h). */
+static int next_cpu;
+static __thread int this_cpu = -1;
+
+int dg_user_this_cpu(void)
+{
+	if (this_cpu < 0)
+		this_cpu = __atomic_fetch_add(&next_cpu, 1, __ATOMIC_RELAXED) %
+			   DG_USER_CPUS;
+	return this_cpu;
+}
+
+void dg_user_set_cpu(int cpu)
+{
+	this_cpu = cpu % DG_USER_CPUS;
+}
+
+void dg_on_each_cpu(void (*fn)(void *arg), void *arg)
+{
+	int cpu, was = dg_user_this_cpu();
+
+	for (cpu = 0; cpu < DG_USER_CPUS; cpu++) {
+		this_cpu = cpu;
+		fn(arg);
+	}
+	this_cpu = was;
+}
+
+void *dg_user_percpu_alloc(size_t size)
+{
+	return dg_kzalloc_node(size * DG_USER_CPUS, GFP_KERNEL, DG_NO_NODE);
+}
+
+void dg_user_percpu_free(void *p)
+{
+	dg_kfree(p);
+}

@@ -39,6 +39,25 @@ typedef u64 dma_addr_t;
  */
 #define __ffs(word)		((unsigned long)__builtin_ctzl(word))
 
+/*
+ * Atomic bitops: tools/include aliases set_bit() and clear_bit() to
+ * test_and_*() versions that it leaves to the architecture; these are
+ * the kernel's x86 semantics (a locked bts/btr) with compiler atomics.
+ */
+static inline bool test_and_set_bit(long nr, volatile unsigned long *addr)
+{
+	unsigned long m = BIT_MASK(nr);
+
+	return __atomic_fetch_or(&addr[BIT_WORD(nr)], m, __ATOMIC_SEQ_CST) & m;
+}
+
+static inline bool test_and_clear_bit(long nr, volatile unsigned long *addr)
+{
+	unsigned long m = BIT_MASK(nr);
+
+	return __atomic_fetch_and(&addr[BIT_WORD(nr)], ~m, __ATOMIC_SEQ_CST) & m;
+}
+
 /* spinlock.h's irqsave reads the flags it should set. */
 #undef spin_lock_irqsave
 #define spin_lock_irqsave(x, f)		((f) = 0, pthread_mutex_lock(x))
@@ -114,6 +133,54 @@ void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
 			       gfp_t gfp);
 void dg_chunk_mem_free(void *dev, size_t size, void __dma *mem,
 		       dma_addr_t dma);
+
+/*
+ * Per-CPU block caches. Userspace has no "this CPU" that stays put, so a
+ * thread gets one of DG_USER_CPUS slots (round robin at its first use)
+ * and a slot's cache is guarded by a test-and-set lock: uncontended, one
+ * atomic exchange, as a local_lock costs an interrupt toggle. Tests move
+ * a thread to another slot with dg_user_set_cpu().
+ */
+#define DG_USER_CPUS	8
+
+struct dg_cpu_lock {
+	int locked;
+};
+
+#define __percpu
+#define dg_cpu_lock_init(cl)		((cl)->locked = 0)
+#define dg_percpu_alloc(type)		((type *)dg_user_percpu_alloc(sizeof(type)))
+#define dg_percpu_free(p)		dg_user_percpu_free(p)
+#define dg_percpu_ptr(p, cpu)		(&(p)[cpu])
+#define dg_for_each_cpu(cpu)		for ((cpu) = 0; (cpu) < DG_USER_CPUS; (cpu)++)
+
+void *dg_user_percpu_alloc(size_t size);
+void dg_user_percpu_free(void *p);
+int dg_user_this_cpu(void);
+void dg_user_set_cpu(int cpu);
+
+static inline void dg_user_cpu_lock(struct dg_cpu_lock *cl)
+{
+	while (__atomic_exchange_n(&cl->locked, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&cl->locked, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+}
+
+static inline void dg_user_cpu_unlock(struct dg_cpu_lock *cl)
+{
+	__atomic_store_n(&cl->locked, 0, __ATOMIC_RELEASE);
+}
+
+#define dg_pcp_lock(pcp, flags) ({					\
+	__typeof__(pcp) _p = &(pcp)[dg_user_this_cpu()];		\
+	(flags) = 0;							\
+	dg_user_cpu_lock(&_p->cpu_lock);				\
+	_p;								\
+})
+#define dg_pcp_unlock(pcp, flags) \
+	((void)(flags), dg_user_cpu_unlock(&(pcp)[dg_user_this_cpu()].cpu_lock))
+
+void dg_on_each_cpu(void (*fn)(void *arg), void *arg);
 
 /*
  * Per-pool platform state: the kernel keeps its reclaim work and registry

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-CPU caches of free blocks (userspace "CPUs" are slots a thread
+ * is moved between with dg_user_set_cpu()): a freed block is reused first
+ * on its CPU; a double free is caught wherever the first free left the
+ * block (this CPU's cache, another CPU's, its chunk); reclaim and destroy
+ * take back what every cache holds; a chunk that a reclaim freed is never
+ * reached through a CPU's memory of its previous free (ASan would see it).
+ */
+#include "dg_test.h"
+
+static const struct dgt_row rows[] = {
+	{ "16_16", 16, 16, 0 },
+	{ "64_64", 64, 64, 0 },
+	{ "68_32_b4096", 68, 32, 4096 },
+	{ "1024_1024", 1024, 1024, 0 },
+	{ "4096_4096", 4096, 4096, 0 },		/* no cache: 4 KiB blocks */
+};
+
+static void lifo_reuse(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	struct dgt_blk a, b, c;
+
+	assert_non_null(pool);
+	dg_user_set_cpu(0);
+	a = dgt_alloc(pool, GFP_KERNEL, r->size, r->align, r->boundary);
+	b = dgt_alloc(pool, GFP_KERNEL, r->size, r->align, r->boundary);
+	assert_int_equal(dg_pool_free(pool, a.v, a.dma), DG_FREE_OK);
+	c = dgt_alloc(pool, GFP_KERNEL, r->size, r->align, r->boundary);
+	assert_ptr_equal(c.v, a.v);
+	assert_int_equal(dgt_stats(pool).blocks_in_use, 2);
+	assert_int_equal(dg_pool_free(pool, b.v, b.dma), DG_FREE_OK);
+	assert_int_equal(dg_pool_free(pool, c.v, c.dma), DG_FREE_OK);
+	assert_int_equal(dgt_stats(pool).blocks_in_use, 0);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+}
+
+/* Freed on CPU 1, freed again on CPU 0 and on CPU 1: caught each time. */
+static void double_free_across_cpus(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	struct dgt_blk b[64], x;
+	size_t i, n = 64;
+
+	assert_non_null(pool);
+	dg_user_set_cpu(0);
+	for (i = 0; i < n; i++)
+		b[i] = dgt_alloc(pool, GFP_KERNEL, r->size, r->align,
+				 r->boundary);
+	dg_user_set_cpu(1);
+	assert_int_equal(dg_pool_free(pool, b[5].v, b[5].dma), DG_FREE_OK);
+	dg_user_set_cpu(0);
+	assert_int_equal(dg_pool_free(pool, b[5].v, b[5].dma), DG_BAD_DOUBLE);
+	dg_user_set_cpu(1);
+	assert_int_equal(dg_pool_free(pool, b[5].v, b[5].dma), DG_BAD_DOUBLE);
+	assert_int_equal(dgt_stats(pool).bad_frees[DG_BAD_DOUBLE], 2);
+
+	/* CPU 1 hands it out again; CPU 0 never does while it is live */
+	x = dgt_alloc(pool, GFP_KERNEL, r->size, r->align, r->boundary);
+	assert_ptr_equal(x.v, b[5].v);
+	dg_user_set_cpu(0);
+	for (i = 0; i < n; i++)
+		if (i != 5)
+			assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+					 DG_FREE_OK);
+	for (i = 0; i < n - 1; i++) {
+		b[i] = dgt_alloc(pool, GFP_KERNEL, r->size, r->align,
+				 r->boundary);
+		assert_ptr_not_equal(b[i].v, x.v);
+	}
+	b[n - 1] = x;
+	dgt_assert_disjoint(b, n, r->size);
+	for (i = 0; i < n; i++)
+		assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+				 DG_FREE_OK);
+	assert_int_equal(dgt_stats(pool).blocks_in_use, 0);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+}
+
+/* Blocks cached on every CPU: reclaim gets every chunk back. */
+static void reclaim_drains_every_cpu(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	size_t i, n, bpc;
+	struct dgt_blk *b;
+	u32 chunks;
+
+	assert_non_null(pool);
+	bpc = dgt_stats(pool).blocks_per_chunk;
+	n = 3 * bpc;
+	b = calloc(n, sizeof(*b));
+	assert_non_null(b);
+	for (i = 0; i < n; i++) {
+		dg_user_set_cpu(i % DG_USER_CPUS);
+		b[i] = dgt_alloc(pool, GFP_KERNEL, r->size, r->align,
+				 r->boundary);
+	}
+	for (i = 0; i < n; i++) {
+		dg_user_set_cpu((i * 3) % DG_USER_CPUS);
+		assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+				 DG_FREE_OK);
+	}
+	dg_user_set_cpu(0);
+	assert_int_equal(dgt_stats(pool).blocks_in_use, 0);
+	chunks = dgt_stats(pool).chunks;
+	assert_int_equal(dg_pool_reclaim(pool, 0, 0), chunks);
+	assert_int_equal(dgt_stats(pool).chunks, 0);
+	assert_int_equal(dg_user_count.chunks_live, dgt_base.chunks_live);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+	free(b);
+}
+
+/* Destroy with blocks in several caches: nothing leaks (teardown). */
+static void destroy_with_cached_blocks(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	struct dgt_blk b[40];
+	size_t i;
+
+	assert_non_null(pool);
+	for (i = 0; i < 40; i++) {
+		dg_user_set_cpu(i % 3);
+		b[i] = dgt_alloc(pool, GFP_KERNEL, r->size, r->align,
+				 r->boundary);
+	}
+	for (i = 0; i < 40; i++) {
+		dg_user_set_cpu(i % 5);
+		assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+				 DG_FREE_OK);
+	}
+	dg_user_set_cpu(0);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+}
+
+/*
+ * CPU 2's previous free was in a chunk that a reclaim then freed: a later
+ * free on CPU 2 of a pointer into that old range is foreign, and is
+ * decided without reading the freed descriptor.
+ */
+static void reclaimed_last_chunk(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	struct dgt_blk b;
+
+	assert_non_null(pool);
+	dg_user_set_cpu(2);
+	b = dgt_alloc(pool, GFP_KERNEL, r->size, r->align, r->boundary);
+	assert_int_equal(dg_pool_free(pool, b.v, b.dma), DG_FREE_OK);
+	dg_user_set_cpu(0);
+	assert_int_equal(dg_pool_reclaim(pool, 0, 0), 1);
+	assert_int_equal(dgt_stats(pool).chunks, 0);
+	dg_user_set_cpu(2);
+	assert_int_equal(dg_pool_free(pool, b.v, b.dma), DG_BAD_FOREIGN);
+	dg_user_set_cpu(0);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+}
+
+int main(void)
+{
+	static void (*const fns[])(void **) = {
+		lifo_reuse, double_free_across_cpus, reclaim_drains_every_cpu,
+		destroy_with_cached_blocks, reclaimed_last_chunk,
+	};
+	static const char *const names[] = {
+		"lifo_reuse", "double_free_across_cpus", "reclaim_drains",
+		"destroy_cached", "reclaimed_last_chunk",
+	};
+
+	return dgt_run_matrix("pool_pcp", fns, names, 5, rows,
+			      sizeof(rows) / sizeof(rows[0]));
+}
