@@ -130,13 +130,3 @@ void dmaguard_pool_destroy(struct dmaguard_pool *pool)
 	dg_pool_destroy(to_core(pool));
 }
 DG_EXPORT(dmaguard_pool_destroy);
-
-/*
- * For dmaguard's own test and benchmark modules only: reach the core of a
- * pool (stats, the hostile-device walk). Not part of the ABI.
- */
-DG_EXPORT_INTERNAL(dg_pool_get_stats);
-DG_EXPORT_INTERNAL(dg_pool_for_each_chunk);
-DG_EXPORT_INTERNAL(dg_pool_reclaim);
-DG_EXPORT_INTERNAL(dg_pool_free);
-DG_EXPORT_INTERNAL(dg_chunk_bytes);
