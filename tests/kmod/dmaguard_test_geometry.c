@@ -387,6 +387,13 @@ void dgt_public_opts_stats(void)
 	p = dmaguard_pool_create_node("dgt_node", dgt_dev, 64, 64, 0, NUMA_NO_NODE);
 	EXPECT(ok, p, "create_node NUMA_NO_NODE failed");
 	dmaguard_pool_destroy(p);
+	/* No such node: NULL, as for every refusal of the NULL-style calls. */
+	p = dmaguard_pool_create_node("dgt_node", dgt_dev, 64, 64, 0, 1000);
+	EXPECT(ok, !p, "create_node node 1000 accepted");
+	dmaguard_pool_destroy(p);
+	p = dmaguard_pool_create_node("dgt_node", dgt_dev, 64, 64, 0, -2);
+	EXPECT(ok, !p, "create_node node -2 accepted");
+	dmaguard_pool_destroy(p);
 
 	EXPECT(ok, dgt_alloc_blocks(pool, b, 3) == 3, "alloc failed");
 	if (b[2].v)
