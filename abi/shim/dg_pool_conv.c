@@ -81,7 +81,8 @@ void dg_pool_opts_params(const struct dmaguard_pool_opts *o, void *dev,
  * @why: on error, a reason to print
  *
  * dg_pool_opts_in() and dg_pool_opts_params() in one, for the exporting
- * file (pool_abi.c).
+ * file (pool_abi.c), which sees struct dmaguard_pool_opts as an
+ * incomplete type (see <dmaguard/pool.h>).
  *
  * Return: 0, -EINVAL or -E2BIG, as dg_pool_opts_in().
  */

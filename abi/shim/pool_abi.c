@@ -9,9 +9,12 @@
  * tail call; device-visible memory leaves the __dma address space here,
  * and only here, when a block is handed to its driver.
  *
- * dg_pool_conv.c reads and writes the size-carrying structs.
+ * This file sees the size-carrying structs as incomplete types, so that
+ * no symbol version (genksyms or gendwarfksyms) covers their layout: see
+ * <dmaguard/pool.h>. dg_pool_conv.c reads and writes them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define DMAGUARD_SHIM_OPAQUE_STRUCTS
 
 #include <linux/module.h>
 #include <linux/device.h>

@@ -21,6 +21,10 @@
 #                       flavour (DMAGUARD_TEST_HOOKS=1) does, both export the
 #                       same DMAGUARD_V1 CRCs and no variable
 #                       (scripts/abi/flavours.py)
+#   abi/dwarf-opaque/<kver>  (likewise) the object exporting the calls that
+#                       take size-carrying structs has them as declarations
+#                       only in its DWARF, which gendwarfksyms (6.14+)
+#                       versions (scripts/abi/dwarf-opaque.py)
 #
 # The representation (abi.py dump) is built from the public headers alone,
 # in userspace, so it is the same for every kernel; the exports come from
@@ -161,6 +165,8 @@ for kver in $(printf '%s\n' "${!symvers[@]}" | sort -V); do
 	python3 "$abipy" exports "$baseline/exports.txt" "$out/current" \
 		"$kver" "${symvers[$kver]}" || rc=1
 	[ "$flavours" = 1 ] || continue
+	python3 "$top/scripts/abi/dwarf-opaque.py" "$kver" \
+		"$top/build/kernel/$kver/$name/src" || rc=1
 	# The test flavour of the same copy (dmaguard.ko with its hooks; the
 	# copy's Kbuild has no tests/): its exports against production's.
 	b=$top/build/kernel/$kver

@@ -141,7 +141,8 @@ else prep_failed $c; fi
 # 8. Control, compatible: a new exported function, a field appended to the
 #    size-carrying stats struct, a reserved field put to use, a new flag.
 #    abi-check must pass, and the MODVERSIONS CRCs of the calls taking the
-#    grown structs must not move (their layout is hidden from genksyms), so
+#    grown structs must not move (the file exporting them sees the structs
+#    as incomplete types, see <dmaguard/pool.h>), so
 #    modules built against the old Module.symvers still load.
 c=compatible
 d=$(copy $c)

@@ -36,14 +36,31 @@ struct dmaguard_pool;
 #define DMAGUARD_POOL_F_ALL		0x00000001u
 
 /*
- * The size-carrying structs are hidden from genksyms (__GENKSYMS__ is only
- * defined while the kernel computes MODVERSIONS CRCs), so that appending a
- * field does not change the CRC of the calls taking them: a consumer built
- * against an older Module.symvers keeps loading, and "sz" tells the module
- * which version of the struct it got. Their layout is guarded by the
- * asserts below and by `make abi-check` instead.
+ * Symbol versions (CONFIG_MODVERSIONS) and the size-carrying structs.
+ *
+ * Appending a field to these structs is a compatible change: "sz" tells
+ * the module which version of the struct a caller has. A CRC of
+ * dmaguard_pool_create_opts() or dmaguard_pool_get_stats() that covered
+ * their layout would move with every appended field, and the kernel would
+ * then refuse to load any consumer built against an older Module.symvers
+ * ("disagrees about version of symbol"), whatever "sz" says.
+ *
+ * So the one file that defines and exports dmaguard's calls
+ * (abi/shim/pool_abi.c) defines DMAGUARD_SHIM_OPAQUE_STRUCTS and never sees
+ * more than "struct dmaguard_pool_opts;": the compiled object holds no
+ * layout for either version tool to find. genksyms reads the preprocessed
+ * source (up to 6.13, CONFIG_GENKSYMS later); gendwarfksyms reads the
+ * object's DWARF (CONFIG_GENDWARFKSYMS, 6.14 on), where a test of
+ * __GENKSYMS__, as this header had, hides nothing because the compiler
+ * never defines it. No kABI rule is needed either (gendwarfksyms applies
+ * those only with --stable, KBUILD_GENDWARFKSYMS_STABLE=1). `make
+ * check-abi` checks that object's DWARF and that a grown struct keeps both
+ * CRCs. The layout is pinned by the asserts below and by `make abi-check`;
+ * an incompatible change moves the exports to namespace DMAGUARD_V2, which
+ * no consumer of DMAGUARD_V1 can load against. Consumers never define
+ * DMAGUARD_SHIM_OPAQUE_STRUCTS.
  */
-#ifndef __GENKSYMS__
+#ifndef DMAGUARD_SHIM_OPAQUE_STRUCTS
 /**
  * struct dmaguard_pool_opts - how to create a pool (size-carrying)
  * @sz: sizeof(struct dmaguard_pool_opts) as the caller was compiled;
@@ -153,7 +170,7 @@ DMAGUARD_ASSERT_OFFSET(dmaguard_pool_stats, bad_free_double, 96);
 #else
 struct dmaguard_pool_opts;
 struct dmaguard_pool_stats;
-#endif /* __GENKSYMS__ */
+#endif /* DMAGUARD_SHIM_OPAQUE_STRUCTS */
 
 /**
  * dmaguard_pool_create() - create a pool of coherent DMA blocks
