@@ -21,7 +21,6 @@
 #include <linux/err.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
-#include <linux/sched/mm.h>
 #include <dmaguard/dmaguard.h>
 #include "dg_platform.h"
 #include "dg_kernel.h"
@@ -128,7 +127,6 @@ DG_EXPORT(dmaguard_pool_create_opts);
 void *dmaguard_pool_alloc(struct dmaguard_pool *pool, gfp_t mem_flags,
 			  dma_addr_t *handle)
 {
-	might_alloc(mem_flags);
 	return (void __force *)dg_pool_alloc(to_core(pool), mem_flags, handle);
 }
 DG_EXPORT(dmaguard_pool_alloc);

@@ -286,7 +286,7 @@ void dmaguard_pool_destroy(struct dmaguard_pool *pool);
  * Fills the fields both the caller and the module know; fields only the
  * caller knows are left zero. @st->sz is not changed. Since v1.0.
  *
- * Context: Any context. Does not sleep.
+ * Context: Any context. Takes the pool's lock with interrupts disabled.
  * Return: 0; -EINVAL when @pool or @st is NULL or @st->sz is smaller than
  * DMAGUARD_POOL_STATS_SIZE_VER0; -E2BIG when @st is larger than this
  * module knows and the part it does not know is not zero.
