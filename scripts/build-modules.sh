@@ -7,17 +7,30 @@
 #
 #   build/kernel/<kver>/<name>/src/   symlink farm of the sources; kbuild
 #                                     writes its objects here (M=)
-#   build/kernel/<kver>/<name>/ko/    every built .ko, copied flat
+#   build/kernel/<kver>/<name>/ko/    every module of this build, copied
+#                                     flat (and consumer modules that
+#                                     scripts/abi/consumers.sh put in
+#                                     src/.consumers/)
 #
 # Usage: build-modules.sh [--src DIR] [--name NAME]
 #   --src   tree holding the Kbuild file (default: the repository root)
-#   --name  build directory name (default: main)
+#   --name  build directory name (default: main, or test for the test
+#           flavour)
+# DMAGUARD_TEST_HOOKS=1 (environment, as `make modules DMAGUARD_TEST_HOOKS=1`
+# sets it) builds the test flavour: dmaguard.ko with the DMAGUARD_INTERNAL
+# test hooks, plus tests/kmod/ (see ./Kbuild). Without it, the production
+# dmaguard.ko alone. The two flavours never share a build directory.
 # Extra kbuild variables come from KBUILD_ARGS (e.g. KBUILD_ARGS="C=2 W=1").
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top
-name=main
+hooks=${DMAGUARD_TEST_HOOKS:-}
+case $hooks in
+1) name=test ;;
+''|0) name=main; hooks= ;;
+*) echo "build-modules: DMAGUARD_TEST_HOOKS=$hooks: 1 or nothing" >&2; exit 2 ;;
+esac
 while [ $# -gt 0 ]; do
 	case $1 in
 	--src) src=$(cd "$2" && pwd); shift 2 ;;
@@ -64,11 +77,13 @@ for kver in $("$top/scripts/kernels.sh"); do
 	exec 9>"$out/.lock"
 	flock -n 9 || { echo "  (waiting for another build of $out)"; flock 9; }
 	sync_farm "$out/src"
-	echo "  MODULES $name for $kver"
+	echo "  MODULES $name for $kver${hooks:+ (test hooks)}"
 	# Headers packages ship no vmlinux: drop kbuild's note about BTF.
+	# The flavour goes on the command line, so that an environment
+	# variable of the same name cannot contradict it inside kbuild.
 	# shellcheck disable=SC2086
 	if ! make -s -C "/lib/modules/$kver/build" M="$out/src" -j"$jobs" \
-		${KBUILD_ARGS:-} modules 2>&1 |
+		DMAGUARD_TEST_HOOKS="$hooks" ${KBUILD_ARGS:-} modules 2>&1 |
 		grep -v '^Skipping BTF generation for .* unavailability of vmlinux$'
 	   [ "${PIPESTATUS[0]}" -ne 0 ]; then
 		echo "build-modules: $name failed for $kver" >&2
@@ -77,7 +92,12 @@ for kver in $("$top/scripts/kernels.sh"); do
 	fi
 	rm -rf "$out/ko"
 	mkdir -p "$out/ko"
-	find "$out/src" -name '*.ko' -exec cp {} "$out/ko/" \;
+	# The modules of this build (modules.order: *.o from 6.2 on, *.ko
+	# before), not every .ko lying in src/ from an earlier flavour.
+	sed 's/\.o$/.ko/' "$out/src/modules.order" |
+		(cd "$out/src" && xargs -r cp -t "$out/ko/")
+	find "$out/src/.consumers" -maxdepth 1 -name '*.ko' \
+		-exec cp {} "$out/ko/" \; 2>/dev/null || true
 	echo "  KO      $(cd "$out/ko" && ls | tr '\n' ' ')"
 	exec 9>&-
 done

@@ -73,6 +73,39 @@ void dg_pool_opts_params(const struct dmaguard_pool_opts *o, void *dev,
 }
 
 /**
+ * dg_pool_opts_parse() - core parameters from a caller's options
+ * @caller: the caller's struct, any version, @caller->sz bytes
+ * @node: node to use unless the options name one (DMAGUARD_POOL_F_NODE)
+ * @p: filled in, @p->dev left NULL; on error only @p->name may be set
+ *	(the pool's name, when the options could be read at all)
+ * @why: on error, a reason to print
+ *
+ * dg_pool_opts_in() and dg_pool_opts_params() in one, for the exporting
+ * file (pool_abi.c), which sees struct dmaguard_pool_opts as an
+ * incomplete type (see <dmaguard/pool.h>).
+ *
+ * Return: 0, -EINVAL or -E2BIG, as dg_pool_opts_in().
+ */
+int dg_pool_opts_parse(const struct dmaguard_pool_opts *caller, int node,
+		       struct dg_pool_params *p, const char **why)
+{
+	struct dmaguard_pool_opts o;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	/* A copy-in that fails leaves o as it is: no name then. */
+	memset(&o, 0, sizeof(o));
+	ret = dg_pool_opts_in(&o, caller, why);
+	p->name = o.name;
+	if (ret == -E2BIG)
+		*why = "opts larger than this module knows, unknown fields not zero";
+	if (ret)
+		return ret;
+	dg_pool_opts_params(&o, NULL, node, p);
+	return 0;
+}
+
+/**
  * dg_pool_stats_out() - fill a caller's stats struct, any version
  * @caller: the caller's struct, @caller->sz bytes, zero but for sz
  * @cs: the core's snapshot

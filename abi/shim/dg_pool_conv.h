@@ -14,6 +14,8 @@ int dg_pool_opts_in(struct dmaguard_pool_opts *o,
 		    const struct dmaguard_pool_opts *caller, const char **why);
 void dg_pool_opts_params(const struct dmaguard_pool_opts *o, void *dev,
 			 int node, struct dg_pool_params *p);
+int dg_pool_opts_parse(const struct dmaguard_pool_opts *caller, int node,
+		       struct dg_pool_params *p, const char **why);
 int dg_pool_stats_out(struct dmaguard_pool_stats *caller,
 		      const struct dg_pool_stats *cs);
 

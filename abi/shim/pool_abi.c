@@ -1,81 +1,101 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The exported pool interface: argument checks, then the core. The
- * public handle is the core pool itself, so the hot paths cost one
+ * The exported pool interface: argument checks, then the core. Every
+ * exported call of dmaguard.ko is defined here (test hooks aside:
+ * dg_test_hooks.c) and documented once, in <dmaguard/dmaguard.h> and
+ * <dmaguard/pool.h>.
+ *
+ * The public handle is the core pool itself, so the hot paths cost one
  * tail call; device-visible memory leaves the __dma address space here,
  * and only here, when a block is handed to its driver.
+ *
+ * This file sees the size-carrying structs as incomplete types, so that
+ * no symbol version (genksyms or gendwarfksyms) covers their layout: see
+ * <dmaguard/pool.h>. dg_pool_conv.c reads and writes them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#define DMAGUARD_SHIM_OPAQUE_STRUCTS
 
 #include <linux/module.h>
 #include <linux/device.h>
+#include <linux/err.h>
+#include <linux/nodemask.h>
+#include <linux/numa.h>
 #include <dmaguard/dmaguard.h>
 #include "dg_platform.h"
 #include "dg_kernel.h"
+#include "dg_pool_conv.h"
 
 static inline struct dg_pool *to_core(struct dmaguard_pool *pool)
 {
 	return (struct dg_pool *)pool;
 }
 
-/**
- * dmaguard_version() - version of the loaded dmaguard module
- *
- * Return: DMAGUARD_VERSION of the module.
- */
 unsigned int dmaguard_version(void)
 {
 	return DMAGUARD_VERSION;
 }
 DG_EXPORT(dmaguard_version);
 
-/**
- * dmaguard_pool_create_node() - create a pool of coherent DMA blocks
- * @name: name for reports and debugfs
- * @dev: device doing the DMA
- * @size: block size
- * @align: block alignment, power of two or 0
- * @boundary: power of two no block crosses, or 0
- * @node: NUMA node of the bookkeeping, or NUMA_NO_NODE
- *
- * Context: process context.
- * Return: the pool, or NULL (reason printed).
+static void dg_create_refused(struct device *dev, const char *name,
+			      const char *why)
+{
+	if (!name)
+		name = "(null)";
+	if (dev)
+		dev_err(dev, "pool %s: cannot create: %s\n", name, why);
+	else
+		pr_err("pool %s: cannot create: %s\n", name, why);
+}
+
+/*
+ * The one create path: every create call ends here, with the node it
+ * asked for (or the device's) in @p->node. Refusals are reported, naming
+ * the pool and the device. Callers that promise NULL turn the error
+ * pointer into NULL; dmaguard_pool_create_opts() passes it on.
  */
+static struct dmaguard_pool *dg_create(struct device *dev,
+				       struct dg_pool_params *p)
+{
+	struct dg_pool *pool;
+	const char *why = NULL;
+
+	might_sleep();
+	if (!dev)
+		why = "no device";
+	else if (p->node != NUMA_NO_NODE &&
+		 (p->node < 0 || p->node >= MAX_NUMNODES ||
+		  !node_possible(p->node)))
+		why = "no such NUMA node";
+	else
+		dg_pool_check_params(p, &why);
+	if (why) {
+		dg_create_refused(dev, p->name, why);
+		return ERR_PTR(-EINVAL);
+	}
+	p->dev = dev;
+	pool = dg_pool_create(p);
+	if (!pool)
+		return ERR_PTR(-ENOMEM);
+	dg_registry_add(pool);
+	return (struct dmaguard_pool *)pool;
+}
+
 struct dmaguard_pool *dmaguard_pool_create_node(const char *name,
 						struct device *dev,
 						size_t size, size_t align,
 						size_t boundary, int node)
 {
 	struct dg_pool_params p = {
-		.name = name, .dev = dev, .size = size, .align = align,
+		.name = name, .size = size, .align = align,
 		.boundary = boundary, .node = node,
 	};
-	struct dg_pool *pool;
+	struct dmaguard_pool *pool = dg_create(dev, &p);
 
-	might_sleep();
-	if (!dev) {
-		pr_err("pool %s: cannot create: no device\n",
-		       name ? name : "(null)");
-		return NULL;
-	}
-	pool = dg_pool_create(&p);
-	if (pool)
-		dg_registry_add(pool);
-	return (struct dmaguard_pool *)pool;
+	return IS_ERR(pool) ? NULL : pool;
 }
 DG_EXPORT(dmaguard_pool_create_node);
 
-/**
- * dmaguard_pool_create() - create a pool of coherent DMA blocks
- * @name: name for reports and debugfs
- * @dev: device doing the DMA
- * @size: block size
- * @align: block alignment, power of two or 0
- * @boundary: power of two no block crosses, or 0
- *
- * Context: process context.
- * Return: the pool, or NULL (reason printed).
- */
 struct dmaguard_pool *dmaguard_pool_create(const char *name,
 					   struct device *dev, size_t size,
 					   size_t align, size_t boundary)
@@ -85,14 +105,25 @@ struct dmaguard_pool *dmaguard_pool_create(const char *name,
 }
 DG_EXPORT(dmaguard_pool_create);
 
-/**
- * dmaguard_pool_alloc() - allocate one block
- * @pool: the pool
- * @mem_flags: GFP flags
- * @handle: the block's DMA address
- *
- * Return: the block, or NULL.
- */
+struct dmaguard_pool *
+dmaguard_pool_create_opts(struct device *dev,
+			  const struct dmaguard_pool_opts *opts)
+{
+	struct dg_pool_params p;
+	const char *why;
+	int ret;
+
+	might_sleep();
+	ret = dg_pool_opts_parse(opts, dev ? dev_to_node(dev) : NUMA_NO_NODE,
+				 &p, &why);
+	if (ret) {
+		dg_create_refused(dev, p.name, why ? why : "invalid options");
+		return ERR_PTR(ret);
+	}
+	return dg_create(dev, &p);
+}
+DG_EXPORT(dmaguard_pool_create_opts);
+
 void *dmaguard_pool_alloc(struct dmaguard_pool *pool, gfp_t mem_flags,
 			  dma_addr_t *handle)
 {
@@ -100,14 +131,6 @@ void *dmaguard_pool_alloc(struct dmaguard_pool *pool, gfp_t mem_flags,
 }
 DG_EXPORT(dmaguard_pool_alloc);
 
-/**
- * dmaguard_pool_free() - give a block back
- * @pool: the pool
- * @vaddr: the block
- * @dma: its DMA address
- *
- * Context: any.
- */
 void dmaguard_pool_free(struct dmaguard_pool *pool, void *vaddr,
 			dma_addr_t dma)
 {
@@ -115,12 +138,6 @@ void dmaguard_pool_free(struct dmaguard_pool *pool, void *vaddr,
 }
 DG_EXPORT(dmaguard_pool_free);
 
-/**
- * dmaguard_pool_destroy() - destroy a pool
- * @pool: the pool, or NULL
- *
- * Context: process context.
- */
 void dmaguard_pool_destroy(struct dmaguard_pool *pool)
 {
 	if (!pool)
@@ -131,13 +148,14 @@ void dmaguard_pool_destroy(struct dmaguard_pool *pool)
 }
 DG_EXPORT(dmaguard_pool_destroy);
 
-/*
- * For dmaguard's own test and benchmark modules only: reach the core of a
- * pool (stats, the hostile-device walk). Not part of the ABI.
- */
-DG_EXPORT_INTERNAL(dg_pool_get_stats);
-DG_EXPORT_INTERNAL(dg_pool_for_each_chunk);
-DG_EXPORT_INTERNAL(dg_pool_reclaim);
-DG_EXPORT_INTERNAL(dg_pool_drain);
-DG_EXPORT_INTERNAL(dg_pool_free);
-DG_EXPORT_INTERNAL(dg_chunk_bytes);
+int dmaguard_pool_get_stats(const struct dmaguard_pool *pool,
+			    struct dmaguard_pool_stats *st)
+{
+	struct dg_pool_stats cs;
+
+	if (!pool || !st)
+		return -EINVAL;
+	dg_pool_get_stats((struct dg_pool *)pool, &cs);
+	return dg_pool_stats_out(st, &cs);
+}
+DG_EXPORT(dmaguard_pool_get_stats);

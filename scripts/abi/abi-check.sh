@@ -16,6 +16,15 @@
 #                       is kept in OUT/abidiff.txt)
 #   abi/exports/<kver>  dmaguard.ko's Module.symvers, per kernel: baseline
 #                       exports present, same namespace, declared == exported
+#   abi/flavours/<kver>/...  (the tree's own check only) the production
+#                       module exports no DMAGUARD_INTERNAL symbol, the test
+#                       flavour (DMAGUARD_TEST_HOOKS=1) does, both export the
+#                       same DMAGUARD_V1 CRCs and no variable
+#                       (scripts/abi/flavours.py)
+#   abi/dwarf-opaque/<kver>  (likewise) the object exporting the calls that
+#                       take size-carrying structs has them as declarations
+#                       only in its DWARF, which gendwarfksyms (6.14+)
+#                       versions (scripts/abi/dwarf-opaque.py)
 #
 # The representation (abi.py dump) is built from the public headers alone,
 # in userspace, so it is the same for every kernel; the exports come from
@@ -100,6 +109,7 @@ fi
 # dmaguard.ko alone (Kbuild without tests/, from a copy under OUT), so
 # that an unrelated test module that does not build cannot fail the ABI.
 declare -A symvers
+flavours=0
 if [ "$modules" = 1 ] && [ "$src" = "$top" ] && [ "$name" = main ]; then
 	iso=$out/tree
 	rm -rf "$iso"
@@ -108,11 +118,13 @@ if [ "$modules" = 1 ] && [ "$src" = "$top" ] && [ "$name" = main ]; then
 	sed '/^obj-m += tests\//d' "$top/Kbuild" > "$iso/Kbuild"
 	src=$iso
 	name=abi
+	flavours=1
 fi
 if [ "$modules" = 1 ]; then
 	for kver in $("$top/scripts/kernels.sh"); do
-		if KVER=$kver "$top/scripts/build-modules.sh" --src "$src" \
-			--name "$name" >&2; then
+		# The production flavour, whatever the caller's environment.
+		if DMAGUARD_TEST_HOOKS= KVER=$kver "$top/scripts/build-modules.sh" \
+			--src "$src" --name "$name" >&2; then
 			symvers[$kver]=$top/build/kernel/$kver/$name/src/Module.symvers
 		else
 			line "not ok - abi/exports/$kver # dmaguard.ko did not build"
@@ -152,5 +164,20 @@ fi
 for kver in $(printf '%s\n' "${!symvers[@]}" | sort -V); do
 	python3 "$abipy" exports "$baseline/exports.txt" "$out/current" \
 		"$kver" "${symvers[$kver]}" || rc=1
+	[ "$flavours" = 1 ] || continue
+	python3 "$top/scripts/abi/dwarf-opaque.py" "$kver" \
+		"$top/build/kernel/$kver/$name/src" || rc=1
+	# The test flavour of the same copy (dmaguard.ko with its hooks; the
+	# copy's Kbuild has no tests/): its exports against production's.
+	b=$top/build/kernel/$kver
+	if DMAGUARD_TEST_HOOKS=1 KVER=$kver "$top/scripts/build-modules.sh" \
+		--src "$src" --name "$name-test" >&2; then
+		python3 "$top/scripts/abi/flavours.py" "$kver" \
+			"${symvers[$kver]}" "$b/$name/ko/dmaguard.ko" \
+			"$b/$name-test/src/Module.symvers" \
+			"$b/$name-test/ko/dmaguard.ko" || rc=1
+	else
+		line "not ok - abi/flavours/$kver # test flavour did not build"
+	fi
 done
 exit $rc

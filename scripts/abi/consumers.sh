@@ -14,11 +14,15 @@
 #                built with KBUILD_NSDEPS=1 so the VM can show the kernel
 #                refusing to load it
 #
-# Each .ko goes next to that kernel's dmaguard.ko, where the VM harness
-# takes the guest's $KO from: build/kernel/<kver>/main/ko/, and also
-# build/kernel/<kver>/main/src/.consumers/, because scripts/build-modules.sh
-# refills ko/ with every .ko under src/ on each build (check-vm builds after
-# its VM_DEPS). The specs tests/vm/consumer-*.vmtest load $KO/<module>.ko.
+# They link against the production dmaguard.ko's Module.symvers
+# (build/kernel/<kver>/main/, `make modules`), as a driver outside dmaguard
+# does, and each .ko goes where the VM harness takes the guest's $KO from,
+# next to the test flavour of dmaguard.ko that every boot loads:
+# build/kernel/<kver>/test/ko/, and also build/kernel/<kver>/test/src/
+# .consumers/, because scripts/build-modules.sh refills ko/ on each build
+# (check-vm builds after its VM_DEPS). Loading them there also proves that
+# both flavours export DMAGUARD_V1 with the same symbol versions. The specs
+# tests/vm/consumer-*.vmtest load $KO/<module>.ko.
 # Prints one result line per build:
 #   ok - abi/consumers/<kver>/<consumer>
 # --keep-going: exit 0 even if a build failed (as a VM dependency: the
@@ -59,7 +63,7 @@ kbuild() {
 install_ko() {
 	local kver=$1 out f k
 	shift
-	out=$top/build/kernel/$kver/main
+	out=$top/build/kernel/$kver/test
 	mkdir -p "$out/ko" "$out/src/.consumers"
 	(
 		flock 9
@@ -84,7 +88,7 @@ mkdir -p "$inc"
 cp -r "$top/abi/include/dmaguard" "$inc/"
 
 for kver in $("$top/scripts/kernels.sh"); do
-	if ! KVER=$kver "$top/scripts/build-modules.sh" >&2; then
+	if ! DMAGUARD_TEST_HOOKS= KVER=$kver "$top/scripts/build-modules.sh" >&2; then
 		for c in c-driver frozen-v1.0 no-import; do
 			result "not ok - abi/consumers/$kver/$c # dmaguard.ko did not build"
 		done

@@ -113,7 +113,7 @@ else prep_failed $c; fi
 # 4. Removed export: the function stays declared, DG_EXPORT() goes.
 c=removed-export
 d=$(copy $c)
-if edit "$d/abi/shim/pool_abi_ext.c" "s.replace('DG_EXPORT(dmaguard_pool_get_stats);\n', '')"; then
+if edit "$d/abi/shim/pool_abi.c" "s.replace('DG_EXPORT(dmaguard_pool_get_stats);\n', '')"; then
 	run_case $c "DG_EXPORT(dmaguard_pool_get_stats) removed" "abi/exports/$kver" 1
 else prep_failed $c; fi
 
@@ -141,13 +141,14 @@ else prep_failed $c; fi
 # 8. Control, compatible: a new exported function, a field appended to the
 #    size-carrying stats struct, a reserved field put to use, a new flag.
 #    abi-check must pass, and the MODVERSIONS CRCs of the calls taking the
-#    grown structs must not move (their layout is hidden from genksyms), so
+#    grown structs must not move (the file exporting them sees the structs
+#    as incomplete types, see <dmaguard/pool.h>), so
 #    modules built against the old Module.symvers still load.
 c=compatible
 d=$(copy $c)
 if edit "$d/abi/include/dmaguard/pool.h" "s.replace('\t__aligned_u64 bad_free_double;\n};', '\t__aligned_u64 bad_free_double;\n\t__aligned_u64 planted_new;\n};').replace('DMAGUARD_ASSERT_SIZE(dmaguard_pool_stats, 104);', 'DMAGUARD_ASSERT_SIZE(dmaguard_pool_stats, 112);').replace(' * @__reserved0: must be 0\n', ' * @planted_flags2: a reserved field put to use\n', 1).replace('\t__u32 __reserved0;\n};\n\n/* Size of the first version; anything smaller is refused (-EINVAL). */\n#define DMAGUARD_POOL_OPTS_SIZE_VER0', '\t__u32 planted_flags2;\n};\n\n/* Size of the first version; anything smaller is refused (-EINVAL). */\n#define DMAGUARD_POOL_OPTS_SIZE_VER0').replace('(dmaguard_pool_opts, __reserved0, 44)', '(dmaguard_pool_opts, planted_flags2, 44)').replace('#define DMAGUARD_POOL_F_ALL\t\t0x00000001u', '#define DMAGUARD_POOL_F_PLANTED\t0x00000002u\n#define DMAGUARD_POOL_F_ALL\t\t0x00000003u').replace(' * @bad_free_double: rejected frees of a block that was already free\n', ' * @bad_free_double: rejected frees of a block that was already free\n * @planted_new: a field appended\n') + '\n/**\n * dmaguard_planted_new() - a function added in a minor version\n *\n * Return: 1.\n */\nunsigned int dmaguard_planted_new(void);\n'" &&
    edit "$d/abi/shim/dg_pool_conv.c" "s.replace('o->__reserved0', 'o->planted_flags2')" &&
-   edit "$d/abi/shim/pool_abi_ext.c" "s + '\n/**\n * dmaguard_planted_new() - a function added in a minor version\n *\n * Return: 1.\n */\nunsigned int dmaguard_planted_new(void)\n{\n\treturn 1;\n}\nDG_EXPORT(dmaguard_planted_new);\n'"; then
+   edit "$d/abi/shim/pool_abi.c" "s + '\nunsigned int dmaguard_planted_new(void)\n{\n\treturn 1;\n}\nDG_EXPORT(dmaguard_planted_new);\n'"; then
 	run_case $c "added export, field appended to dmaguard_pool_stats, __reserved0 of the opts used, new flag" pass 1
 	# The CRCs, against the tree's own build for the same kernel.
 	main=$top/build/kernel/$kver/abi/src/Module.symvers	# abi-check's build

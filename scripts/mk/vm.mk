@@ -12,8 +12,10 @@
 #   make vm-selftest    only the harness self-test (planted failures)
 #   make vm-spec SPEC=tests/vm/x.vmtest [KVER=]   boot one spec, print results
 #
-# Static userspace test binaries for the guest go into $(VM_BIN_DIR) (they
-# appear on the guest's PATH as /vmbin/*); modules built outside the top
+# Every boot loads the test flavour of the modules (make modules-test,
+# build/kernel/<kver>/test/ko: dmaguard.ko with its test hooks and
+# tests/kmod/). Static userspace test binaries for the guest go into
+# $(VM_BIN_DIR) (they appear on the guest's PATH as /vmbin/*); modules built outside the top
 # Kbuild go into $(call vm_ko_dir,<kver>) (they appear in /ko next to
 # dmaguard.ko). A target producing either adds itself to VM_DEPS, which is
 # built before any boot.
@@ -33,12 +35,12 @@ vm-deps: deps
 check-vm: vm-deps
 	@scripts/vm/check-vm.sh
 
-run: vm-deps modules
+run: vm-deps modules-test
 	@scripts/vm/run.sh
 
 vm-selftest: deps
 	@scripts/vm/selftest.sh
 
-vm-spec: vm-deps modules
+vm-spec: vm-deps modules-test
 	@test -n "$(SPEC)" || { echo "usage: make vm-spec SPEC=tests/vm/<name>.vmtest" >&2; exit 2; }
 	@scripts/vm/run-spec.sh $(SPEC)

@@ -3,7 +3,7 @@
 #
 # sparse gate (make sparse / make check-sparse).
 #
-# 1. The tree: dmaguard.ko and tests/kmod/ built with C=2 for every
+# 1. The tree: dmaguard.ko (test flavour) and tests/kmod/ built with C=2 for every
 #    installed kernel (scripts/kernels.sh) in build/sparse/<kver>/tree, a
 #    symlink farm, so the normal build in build/kernel/ is never touched.
 #    Any sparse (or compiler) warning or error fails the kernel's case.
@@ -65,9 +65,11 @@ for kver in $kvers; do
 		notok "sparse $kver: tree: cannot make the symlink farm"
 		continue
 	fi
+	# The test flavour (DMAGUARD_TEST_HOOKS=1): every file of the
+	# production module, plus the test hooks and tests/kmod/.
 	# shellcheck disable=SC2086
-	make -C "$kdir" M="$tree" C=2 CF="${SPARSE_CF--Wcast-from-as}" -j"$jobs" modules \
-		> "$log" 2>&1
+	make -C "$kdir" M="$tree" C=2 CF="${SPARSE_CF--Wcast-from-as}" -j"$jobs" \
+		DMAGUARD_TEST_HOOKS=1 modules > "$log" 2>&1
 	rc=$?
 	# kbuild of 6.12 may run the checker twice on a file it rebuilds
 	files=$(grep '^ *CHECK ' "$log" | sort -u | grep -c .)

@@ -7,7 +7,8 @@
 # kernel; VM_SELFTEST=0 skips it), VM_JOBS boots at a time, and write
 # build/results/vm:
 #
-#   ok - vm/<kver>/modules            dmaguard.ko and tests/kmod/ built
+#   ok - vm/<kver>/modules            test flavour built (dmaguard.ko with
+#                                     the test hooks, tests/kmod/)
 #   ok - vm/<kver>/<spec>             boot and log verdict of one spec
 #   ok - vm/<kver>/<spec>/<case>      each test: step and each KTAP case
 #   ok - vm-harness/<fixture>: ...    the harness caught a planted failure
@@ -34,7 +35,7 @@ selftest=${VM_SELFTEST:-1}
 # Build per kernel so one kernel's failure does not hide the other's specs.
 declare -A built
 for kver in "${kernels[@]}"; do
-	if KVER=$kver "$top/scripts/build-modules.sh" >&2; then
+	if DMAGUARD_TEST_HOOKS=1 KVER=$kver "$top/scripts/build-modules.sh" >&2; then
 		built[$kver]=1
 	fi
 done
@@ -50,7 +51,7 @@ fi
 		for s in "${specs[@]}"; do
 			rm -f "$vm_out/$kver/$s.results"
 			vm_job "$kver" "$s" "$top/tests/vm/$s.vmtest" \
-				"$top/build/kernel/$kver/main/ko"
+				"$top/build/kernel/$kver/test/ko"
 		done
 	done
 } | vm_run_jobs

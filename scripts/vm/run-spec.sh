@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Boot one or more spec files on every kernel (KVER= for one) with the
-# modules of `make modules`, and print their result lines. For developing a
-# spec: `make vm-spec SPEC=tests/vm/<name>.vmtest`.
+# modules of `make modules DMAGUARD_TEST_HOOKS=1` (the test flavour), and
+# print their result lines. For developing a spec: `make vm-spec
+# SPEC=tests/vm/<name>.vmtest`.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -22,7 +23,7 @@ done
 for kver in "${kernels[@]}"; do
 	for ns in "${names[@]}"; do
 		rm -f "$vm_out/$kver/${ns%%:*}.results"
-		vm_job "$kver" "${ns%%:*}" "${ns#*:}" "$top/build/kernel/$kver/main/ko"
+		vm_job "$kver" "${ns%%:*}" "${ns#*:}" "$top/build/kernel/$kver/test/ko"
 	done
 done | vm_run_jobs
 rc=0

@@ -21,7 +21,7 @@ for kver in "${kernels[@]}"; do
 	for s in "${specs[@]}"; do
 		rm -f "$vm_out/$kver/$s.results" "$vm_out/$kver/$s.report"
 		vm_job "$kver" "$s" "$top/tests/vm/$s.vmtest" \
-			"$top/build/kernel/$kver/main/ko"
+			"$top/build/kernel/$kver/test/ko"
 	done
 done | vm_run_jobs
 

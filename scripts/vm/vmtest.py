@@ -6,7 +6,7 @@
 # ADDING A VM TEST: write tests/vm/<name>.vmtest (format below); `make
 # check-vm` boots it on every kernel (try it alone with `make vm-spec
 # SPEC=tests/vm/<name>.vmtest KVER=...`). A test module goes in tests/kmod/
-# (built by `make modules` into $KO); a static guest program goes in
+# (built by `make modules DMAGUARD_TEST_HOOKS=1` into $KO); a static guest program goes in
 # build/vm-bin/ from a make target added to VM_DEPS (scripts/mk/vm.mk).
 # ADDING A `make run` REPORT SECTION: a spec in tests/vm/report/ (sections
 # ordered by file name: 00-, 10-, ...) printing "REPORT <text>" lines; it is
@@ -43,7 +43,7 @@
 #                      programs together) must be printed.
 #
 # Guest environment: modules built for the booted kernel in $KO (= /ko):
-# those of `make modules` plus any in build/vm-ko/<kver>/ (modules built
+# those of `make modules DMAGUARD_TEST_HOOKS=1` (the test flavour) plus any in build/vm-ko/<kver>/ (modules built
 # elsewhere); static binaries from build/vm-bin/ on PATH (/vmbin); /proc,
 # /sys, /dev, /tmp and debugfs mounted.
 # QEMU runs as (never KVM: guests hang on this host)

@@ -11,7 +11,7 @@
 
 #include <linux/types.h>
 #include "dg_test_dev.h"
-#include "dg_kernel.h"
+#include "dg_test_hooks.h"
 
 #define DGS_MAX_CHUNKS	128
 #define DGS_DECOY_SIZE	PAGE_SIZE

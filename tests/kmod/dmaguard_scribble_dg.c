@@ -281,10 +281,10 @@ static void op_alloc(struct scribbler *s, struct dmaguard_pool *pool,
 static void dgs_run_row(const struct dgs_row *row)
 {
 	struct dmaguard_pool *pool;
-	struct dg_pool_stats st;
+	struct dmaguard_pool_stats st;
 	struct scribbler *s;
 	unsigned int i, quarter = 0, ops = max(1u, row->ops * ops_pct / 100);
-	long base = atomic_long_read(&dg_chunk_bytes);
+	long base = dg_test_chunk_bytes();
 	bool ok = true;
 	u64 t0 = ktime_get_ns();
 	int j;
@@ -323,15 +323,16 @@ static void dgs_run_row(const struct dgs_row *row)
 		else
 			op_alloc(s, pool, r100 & 1);
 		if (!(i & 63)) {
-			dg_pool_get_stats(dg_test_core(pool), &st);
-			if (st.blocks_in_use < s->n)
+			if (dg_test_stats(pool, &st) ||
+			    st.blocks_in_use < s->n)
 				s->accounting++;
 			cond_resched();
 		}
 	}
 	while (s->n)
 		op_free(s, pool, s->n - 1);
-	dg_pool_get_stats(dg_test_core(pool), &st);
+	if (dg_test_stats(pool, &st))
+		s->accounting++;
 	pr_info("# %s: %lu ops, %lu scribbles (%lu KiB), %llu chunks allocated, %llu released, %llu ms\n",
 		row->name, s->ops, s->scribbles, s->bytes >> 10,
 		st.chunks_allocated, st.chunks_released,
@@ -349,9 +350,9 @@ static void dgs_run_row(const struct dgs_row *row)
 		ok = false;
 	}
 	for (j = 1; j < DG_BAD_NR; j++)
-		if (st.bad_frees[j]) {
+		if (dg_test_bad_frees(&st, j)) {
 			pr_info("# %s: %llu bad frees of kind %d\n", row->name,
-				st.bad_frees[j], j);
+				dg_test_bad_frees(&st, j), j);
 			ok = false;
 		}
 	dgs_total.ops += s->ops;
@@ -362,9 +363,9 @@ static void dgs_run_row(const struct dgs_row *row)
 	dgs_total.misplaced += s->misplaced + s->bad_dma;
 out:
 	dmaguard_pool_destroy(pool);
-	if (atomic_long_read(&dg_chunk_bytes) != base) {
+	if (dg_test_chunk_bytes() != base) {
 		pr_info("# %s: chunk bytes %ld after destroy, %ld before\n",
-			row->name, atomic_long_read(&dg_chunk_bytes), base);
+			row->name, dg_test_chunk_bytes(), base);
 		ok = false;
 	}
 	if (s)

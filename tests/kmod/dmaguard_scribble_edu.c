@@ -283,7 +283,7 @@ static int edu_scribble(struct edu *e, struct edu_work *w, u64 *pat)
 static bool edu_dmaguard(struct edu *e, struct scribbler *s,
 			 unsigned long *during_dma)
 {
-	struct dg_pool_stats st;
+	struct dmaguard_pool_stats st;
 	struct edu_work *w;
 	unsigned int i, j;
 	u64 *pat = NULL;
@@ -329,7 +329,8 @@ static bool edu_dmaguard(struct edu *e, struct scribbler *s,
 				 (void __dma __force *)w->pins[i].v,
 				 w->pins[i].d) != DG_FREE_OK)
 			s->free_rejected++;
-	dg_pool_get_stats(dg_test_core(w->pool), &st);
+	if (dg_test_stats(w->pool, &st))
+		ok = false;
 	*during_dma = w->during_dma;
 	pr_info("# edu dmaguard: %lu ops (%lu while a DMA was in flight), %lu device scribbles, %llu chunks, %lu DMA transfers; outside_chunk=%lu duplicate=%lu decoy=%lu misplaced=%lu bad_dma=%lu alloc_fail=%lu free_rejected=%lu\n",
 		s->ops, w->during_dma, s->scribbles, st.chunks_allocated,

@@ -9,7 +9,7 @@
 
 #include <linux/types.h>
 #include "dg_test_dev.h"
-#include "dg_kernel.h"
+#include "dg_test_hooks.h"
 
 #define DGT_MAX_DIAG		8
 #define DGT_MAX_CHUNKS		256
@@ -62,8 +62,8 @@ struct misuse {
 
 /* dmaguard_test_main.c: helpers */
 void dgt_case_begin(void);
-void dgt_stats(struct dmaguard_pool *pool, struct dg_pool_stats *st);
-u64 dgt_bad_total(const struct dg_pool_stats *st);
+void dgt_stats(struct dmaguard_pool *pool, struct dmaguard_pool_stats *st);
+u64 dgt_bad_total(const struct dmaguard_pool_stats *st);
 bool dgt_all_bytes(const void *p, size_t len, u8 val);
 bool dgt_crosses(u64 a, size_t size, size_t boundary);
 void dgt_chunk_collect(struct dmaguard_pool *pool, struct chunk_set *cs);

@@ -24,7 +24,7 @@ void dgt_atomic_spinlock(void)
 {
 	struct blk *b;
 	struct dmaguard_pool *pool;
-	struct dg_pool_stats st;
+	struct dmaguard_pool_stats st;
 	unsigned long flags;
 	unsigned int i, got = 0, nonzero = 0;
 	bool ok = true;
@@ -135,7 +135,7 @@ static enum hrtimer_restart dgt_irq_fn(struct hrtimer *t)
  */
 void dgt_atomic_hardirq(void)
 {
-	struct dg_pool_stats st;
+	struct dmaguard_pool_stats st;
 	struct irq_ctx *ctx;
 	bool ok = true;
 	unsigned int i;

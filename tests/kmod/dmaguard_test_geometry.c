@@ -92,7 +92,7 @@ void dgt_geometry(const char *name, size_t size, size_t align,
 {
 	size_t al = align ? align : 1;
 	struct dmaguard_pool *pool;
-	struct dg_pool_stats st;
+	struct dmaguard_pool_stats st;
 	struct chunk_set *cs;
 	struct chunk_rec *c;
 	struct blk *b = NULL;
@@ -211,7 +211,7 @@ out:
 static bool zero_one(const char *name, size_t size, size_t align)
 {
 	struct dmaguard_pool *pool;
-	struct dg_pool_stats st;
+	struct dmaguard_pool_stats st;
 	struct blk *b = NULL;
 	unsigned int n, i, mid;
 	bool ok = true;
@@ -332,7 +332,7 @@ static bool refused(struct dmaguard_pool *p, long err)
 void dgt_public_opts_stats(void)
 {
 	struct dmaguard_pool *pool, *p;
-	struct dg_pool_stats in;
+	struct chunk_set *cs = NULL;
 	struct opts_big ob = {};
 	struct stats_big sb = {};
 	struct blk b[3];
@@ -387,6 +387,13 @@ void dgt_public_opts_stats(void)
 	p = dmaguard_pool_create_node("dgt_node", dgt_dev, 64, 64, 0, NUMA_NO_NODE);
 	EXPECT(ok, p, "create_node NUMA_NO_NODE failed");
 	dmaguard_pool_destroy(p);
+	/* No such node: NULL, as for every refusal of the NULL-style calls. */
+	p = dmaguard_pool_create_node("dgt_node", dgt_dev, 64, 64, 0, 1000);
+	EXPECT(ok, !p, "create_node node 1000 accepted");
+	dmaguard_pool_destroy(p);
+	p = dmaguard_pool_create_node("dgt_node", dgt_dev, 64, 64, 0, -2);
+	EXPECT(ok, !p, "create_node node -2 accepted");
+	dmaguard_pool_destroy(p);
 
 	EXPECT(ok, dgt_alloc_blocks(pool, b, 3) == 3, "alloc failed");
 	if (b[2].v)
@@ -396,19 +403,26 @@ void dgt_public_opts_stats(void)
 		DMAGUARD_OPTS(dmaguard_pool_stats, st);
 
 		ret = dmaguard_pool_get_stats(pool, &st);
-		dg_pool_get_stats(dg_test_core(pool), &in);
 		EXPECT(ok, !ret, "get_stats: %d", ret);
-		EXPECT(ok, st.sz == sizeof(st) && st.block_size == in.size &&
-		       st.stride == in.stride && st.chunk_size == in.chunk_size &&
-		       st.blocks_per_chunk == in.blocks_per_chunk &&
-		       st.chunks == in.chunks && st.blocks_in_use == 2 &&
-		       in.blocks_in_use == 2 && st.blocks_total == in.blocks_total &&
-		       st.chunks_allocated == in.chunks_allocated &&
-		       st.meta_bytes == in.meta_bytes &&
-		       st.bad_free_misaligned == 1 &&
+		/* Against what the pool was asked and the chunk walk. */
+		cs = kzalloc(sizeof(*cs), GFP_KERNEL);
+		if (cs)
+			dgt_chunk_collect(pool, cs);
+		EXPECT(ok, cs && !cs->overflow, "chunk walk failed");
+		EXPECT(ok, st.sz == sizeof(st) && st.block_size == 68 &&
+		       st.stride >= 68 && !(st.stride & 31) &&
+		       st.blocks_per_chunk &&
+		       st.blocks_total == (u64)st.chunks * st.blocks_per_chunk &&
+		       (!cs || (st.chunks == cs->n && cs->n &&
+				st.chunk_size == cs->c[0].len)) &&
+		       st.blocks_in_use == 2 && st.chunks_allocated >= st.chunks &&
+		       st.meta_bytes && st.bad_free_misaligned == 1 &&
 		       st.bad_free_foreign + st.bad_free_dma +
 		       st.bad_free_double == 0,
-		       "public stats differ from the core's");
+		       "stats: size %u stride %u chunk %u x %u, %u chunks (walk %u), in use %llu, bad %llu",
+		       st.block_size, st.stride, st.chunk_size,
+		       st.blocks_per_chunk, st.chunks, cs ? cs->n : 0,
+		       st.blocks_in_use, dgt_bad_total(&st));
 		EXPECT(ok, dmaguard_pool_get_stats(NULL, &st) == -EINVAL,
 		       "NULL pool accepted");
 		EXPECT(ok, dmaguard_pool_get_stats(pool, NULL) == -EINVAL,
@@ -428,6 +442,7 @@ void dgt_public_opts_stats(void)
 	       "larger stats, tail set, accepted");
 	dgt_free_blocks(pool, b, 2);
 out:
+	kfree(cs);
 	dmaguard_pool_destroy(pool);
 	dg_ktap_result(&dgt_ktap, ok, "public_opts_and_stats");
 }

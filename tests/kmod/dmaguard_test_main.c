@@ -4,7 +4,8 @@
  * dma_alloc_coherent() memory of a platform device with a 64-bit mask.
  *
  * Everything runs at load time, through the public API (dmaguard_pool_*)
- * plus the DMAGUARD_INTERNAL stats and chunk walk, and is reported as one
+ * plus the DMAGUARD_INTERNAL chunk walk and test hooks (test flavour of
+ * dmaguard.ko), and is reported as one
  * KTAP document on the console (prefix "dmaguard_test: "). The module then
  * stays loaded so that the spec can check the leak counters and rmmod it.
  *
@@ -52,13 +53,18 @@ void dgt_case_begin(void)
 }
 
 /**
- * dgt_stats() - the core's statistics of a pool
+ * dgt_stats() - a pool's statistics, through dmaguard_pool_get_stats()
  * @pool: the pool
- * @st: filled in
+ * @st: filled in (all zero, and the case failed, if the call fails)
  */
-void dgt_stats(struct dmaguard_pool *pool, struct dg_pool_stats *st)
+void dgt_stats(struct dmaguard_pool *pool, struct dmaguard_pool_stats *st)
 {
-	dg_pool_get_stats(dg_test_core(pool), st);
+	int ret = dg_test_stats(pool, st);
+
+	if (ret) {
+		pr_info("# dmaguard_pool_get_stats: %d\n", ret);
+		memset(st, 0, sizeof(*st));
+	}
 }
 
 /**
@@ -67,14 +73,10 @@ void dgt_stats(struct dmaguard_pool *pool, struct dg_pool_stats *st)
  *
  * Return: the sum of the bad-free counters.
  */
-u64 dgt_bad_total(const struct dg_pool_stats *st)
+u64 dgt_bad_total(const struct dmaguard_pool_stats *st)
 {
-	u64 n = 0;
-	int i;
-
-	for (i = 0; i < DG_BAD_NR; i++)
-		n += st->bad_frees[i];
-	return n;
+	return st->bad_free_foreign + st->bad_free_misaligned +
+	       st->bad_free_dma + st->bad_free_double;
 }
 
 /**
@@ -171,7 +173,7 @@ struct chunk_rec *dgt_chunk_of(struct chunk_set *cs, unsigned long v,
 struct blk *dgt_chunks_setup(struct dmaguard_pool *pool, unsigned int chunks,
 			     unsigned int *n)
 {
-	struct dg_pool_stats st;
+	struct dmaguard_pool_stats st;
 	struct blk *b;
 	dma_addr_t d;
 	void *v;
@@ -260,7 +262,7 @@ static int __init dgt_init(void)
 		dg_test_dev_destroy(pdev);
 		return -ENOMEM;
 	}
-	base = atomic_long_read(&dg_chunk_bytes);
+	base = dg_test_chunk_bytes();
 
 	dg_ktap_begin(&dgt_ktap, DGT_NR_OTHER + ARRAY_SIZE(dgt_rows));
 	dgt_create_validation();

@@ -25,7 +25,7 @@ static const char * const bad_label[DG_BAD_NR] = {
 static bool bad_free_one(struct dmaguard_pool *pool, void *v, dma_addr_t d,
 			 enum dg_bad_free want)
 {
-	struct dg_pool_stats a, b;
+	struct dmaguard_pool_stats a, b;
 	bool ok = true;
 	int i;
 
@@ -33,9 +33,11 @@ static bool bad_free_one(struct dmaguard_pool *pool, void *v, dma_addr_t d,
 	dmaguard_pool_free(pool, v, d);
 	dgt_stats(pool, &b);
 	for (i = 1; i < DG_BAD_NR; i++)
-		EXPECT(ok, b.bad_frees[i] - a.bad_frees[i] == (i == want),
+		EXPECT(ok, dg_test_bad_frees(&b, i) - dg_test_bad_frees(&a, i) ==
+		       (i == want),
 		       "free of %p dma %llx: %s count moved by %llu (want %s)",
-		       v, (u64)d, bad_label[i], b.bad_frees[i] - a.bad_frees[i],
+		       v, (u64)d, bad_label[i],
+		       dg_test_bad_frees(&b, i) - dg_test_bad_frees(&a, i),
 		       bad_label[want]);
 	EXPECT(ok, b.blocks_in_use == a.blocks_in_use,
 	       "bad free changed blocks in use %llu -> %llu", a.blocks_in_use,
@@ -108,7 +110,7 @@ void dgt_misuse(struct misuse *m)
 	dgt_case_begin();
 	ok = m->setup;
 	if (ok) {
-		struct dg_pool_stats a, b;
+		struct dmaguard_pool_stats a, b;
 
 		dgt_stats(m->pool, &a);
 		dmaguard_pool_free(m->pool, (void *)m->c.v, m->c.d);
@@ -134,7 +136,7 @@ void dgt_misuse(struct misuse *m)
  */
 void dgt_misuse_not_applied(struct misuse *m)
 {
-	struct dg_pool_stats st;
+	struct dmaguard_pool_stats st;
 	struct blk *b = NULL;
 	unsigned int n = 0, i, got_c = 0;
 	bool ok = m->setup;
@@ -145,12 +147,11 @@ void dgt_misuse_not_applied(struct misuse *m)
 	dgt_stats(m->pool, &st);
 	EXPECT(ok, st.blocks_in_use == 2, "in use %llu, want 2",
 	       st.blocks_in_use);
-	EXPECT(ok, st.bad_frees[DG_BAD_FOREIGN] == 4 &&
-	       st.bad_frees[DG_BAD_MISALIGNED] == 3 &&
-	       st.bad_frees[DG_BAD_DMA] == 4 && st.bad_frees[DG_BAD_DOUBLE] == 2,
+	EXPECT(ok, st.bad_free_foreign == 4 && st.bad_free_misaligned == 3 &&
+	       st.bad_free_dma == 4 && st.bad_free_double == 2,
 	       "counts foreign %llu misaligned %llu dma %llu double %llu",
-	       st.bad_frees[DG_BAD_FOREIGN], st.bad_frees[DG_BAD_MISALIGNED],
-	       st.bad_frees[DG_BAD_DMA], st.bad_frees[DG_BAD_DOUBLE]);
+	       st.bad_free_foreign, st.bad_free_misaligned, st.bad_free_dma,
+	       st.bad_free_double);
 	EXPECT(ok, dgt_all_bytes((void *)m->a.v, 64, 0xaa) &&
 	       dgt_all_bytes((void *)m->b.v, 64, 0xbb),
 	       "bytes of live blocks changed by bad frees");
@@ -191,7 +192,7 @@ out:
 void dgt_misuse_second_pool(struct misuse *m)
 {
 	struct dmaguard_pool *p2;
-	struct dg_pool_stats st;
+	struct dmaguard_pool_stats st;
 	bool ok = m->setup;
 	dma_addr_t d;
 	void *v;

@@ -27,7 +27,7 @@ MODULE_PARM_DESC(smp_iters, "Operations per thread in the concurrency case");
 void dgt_reclaim(void)
 {
 	struct dmaguard_pool *pool;
-	struct dg_pool_stats st, st0;
+	struct dmaguard_pool_stats st, st0;
 	struct blk *b = NULL;
 	unsigned int n = 0, waited = 0;
 	long bytes0, bytes1;
@@ -46,7 +46,7 @@ void dgt_reclaim(void)
 		goto out;
 	EXPECT(ok, dgt_alloc_blocks(pool, b, n) == n, "alloc failed");
 	dgt_stats(pool, &st0);
-	bytes0 = atomic_long_read(&dg_chunk_bytes);
+	bytes0 = dg_test_chunk_bytes();
 	EXPECT(ok, st0.chunks == 4, "%u chunks for 4 chunks' worth", st0.chunks);
 	dgt_free_blocks(pool, b, n);
 	/* The blocks this CPU still caches go back to their chunks. */
@@ -65,7 +65,7 @@ void dgt_reclaim(void)
 		msleep(50);
 		waited += 50;
 	}
-	bytes1 = atomic_long_read(&dg_chunk_bytes);
+	bytes1 = dg_test_chunk_bytes();
 	pr_info("# reclaim: after %u ms: chunks %u, released %llu, chunk bytes %ld -> %ld\n",
 		waited, st.chunks, st.chunks_released, bytes0, bytes1);
 	EXPECT(ok, st.chunks_released > 0, "no chunk released after %u ms",
@@ -225,7 +225,7 @@ void dgt_concurrency(void)
 {
 	struct smp_thread *th[2] = { NULL, NULL };
 	struct task_struct *task[2];
-	struct dg_pool_stats st;
+	struct dmaguard_pool_stats st;
 	struct smp_ctx ctx = {};
 	unsigned int i, cpus = num_online_cpus(), reclaimed = 0;
 	bool ok = true;
@@ -306,7 +306,7 @@ out:
  */
 void dgt_no_leak(long base)
 {
-	long now = atomic_long_read(&dg_chunk_bytes);
+	long now = dg_test_chunk_bytes();
 	bool ok = true;
 
 	dgt_case_begin();
@@ -323,7 +323,7 @@ void dgt_no_leak(long base)
 void dgt_destroy_live(void)
 {
 	struct dmaguard_pool *pool;
-	struct dg_pool_stats st;
+	struct dmaguard_pool_stats st;
 	struct blk *b = NULL;
 	struct blk first, last;
 	unsigned int n = 0, i;
@@ -353,10 +353,10 @@ void dgt_destroy_live(void)
 	EXPECT(ok, st.chunks == 3 && st.chunks_empty == 1 &&
 	       st.blocks_in_use == 2, "chunks %u, empty %u, in use %llu",
 	       st.chunks, st.chunks_empty, st.blocks_in_use);
-	before = atomic_long_read(&dg_chunk_bytes);
+	before = dg_test_chunk_bytes();
 	dmaguard_pool_destroy(pool);
 	pool = NULL;
-	after = atomic_long_read(&dg_chunk_bytes);
+	after = dg_test_chunk_bytes();
 	EXPECT(ok, before - after == (long)st.chunks_empty * st.chunk_size,
 	       "chunk bytes dropped by %ld, want %u (the empty chunk only)",
 	       before - after, st.chunks_empty * st.chunk_size);

@@ -62,6 +62,8 @@
  * this call, to compare with DMAGUARD_VERSION from the headers a consumer
  * was built against: a consumer may use what its headers declare when the
  * major versions are equal and the module's minor is not smaller.
+ *
+ * Context: Any context.
  */
 unsigned int dmaguard_version(void);
 

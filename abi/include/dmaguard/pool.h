@@ -6,6 +6,16 @@
  * rename, with three differences: no 16-byte minimum block size, no
  * allocator metadata in device-visible memory, and every free is checked.
  * Include <dmaguard/dmaguard.h> rather than this file directly.
+ *
+ * Errors: dmaguard_pool_create() and dmaguard_pool_create_node() return
+ * NULL on any failure, as dma_pool_create() does, so that a converted
+ * driver keeps its checks. dmaguard_pool_create_opts() returns an error
+ * pointer: its callers need to tell -E2BIG (a struct newer than the module)
+ * from -EINVAL. All three take the same path inside the module, with the
+ * same checks and the same report (naming the pool and the device).
+ *
+ * Every exported function is documented here, once; the definitions in
+ * abi/shim/ carry no second copy.
  */
 #ifndef _DMAGUARD_POOL_H
 #define _DMAGUARD_POOL_H
@@ -26,14 +36,31 @@ struct dmaguard_pool;
 #define DMAGUARD_POOL_F_ALL		0x00000001u
 
 /*
- * The size-carrying structs are hidden from genksyms (__GENKSYMS__ is only
- * defined while the kernel computes MODVERSIONS CRCs), so that appending a
- * field does not change the CRC of the calls taking them: a consumer built
- * against an older Module.symvers keeps loading, and "sz" tells the module
- * which version of the struct it got. Their layout is guarded by the
- * asserts below and by `make abi-check` instead.
+ * Symbol versions (CONFIG_MODVERSIONS) and the size-carrying structs.
+ *
+ * Appending a field to these structs is a compatible change: "sz" tells
+ * the module which version of the struct a caller has. A CRC of
+ * dmaguard_pool_create_opts() or dmaguard_pool_get_stats() that covered
+ * their layout would move with every appended field, and the kernel would
+ * then refuse to load any consumer built against an older Module.symvers
+ * ("disagrees about version of symbol"), whatever "sz" says.
+ *
+ * So the one file that defines and exports dmaguard's calls
+ * (abi/shim/pool_abi.c) defines DMAGUARD_SHIM_OPAQUE_STRUCTS and never sees
+ * more than "struct dmaguard_pool_opts;": the compiled object holds no
+ * layout for either version tool to find. genksyms reads the preprocessed
+ * source (up to 6.13, CONFIG_GENKSYMS later); gendwarfksyms reads the
+ * object's DWARF (CONFIG_GENDWARFKSYMS, 6.14 on), where a test of
+ * __GENKSYMS__, as this header had, hides nothing because the compiler
+ * never defines it. No kABI rule is needed either (gendwarfksyms applies
+ * those only with --stable, KBUILD_GENDWARFKSYMS_STABLE=1). `make
+ * check-abi` checks that object's DWARF and that a grown struct keeps both
+ * CRCs. The layout is pinned by the asserts below and by `make abi-check`;
+ * an incompatible change moves the exports to namespace DMAGUARD_V2, which
+ * no consumer of DMAGUARD_V1 can load against. Consumers never define
+ * DMAGUARD_SHIM_OPAQUE_STRUCTS.
  */
-#ifndef __GENKSYMS__
+#ifndef DMAGUARD_SHIM_OPAQUE_STRUCTS
 /**
  * struct dmaguard_pool_opts - how to create a pool (size-carrying)
  * @sz: sizeof(struct dmaguard_pool_opts) as the caller was compiled;
@@ -143,7 +170,7 @@ DMAGUARD_ASSERT_OFFSET(dmaguard_pool_stats, bad_free_double, 96);
 #else
 struct dmaguard_pool_opts;
 struct dmaguard_pool_stats;
-#endif /* __GENKSYMS__ */
+#endif /* DMAGUARD_SHIM_OPAQUE_STRUCTS */
 
 /**
  * dmaguard_pool_create() - create a pool of coherent DMA blocks
@@ -154,9 +181,10 @@ struct dmaguard_pool_stats;
  * @boundary: power of two no block may cross, or 0 for none; not smaller
  *	than @size
  *
- * Context: process context, may sleep.
- * Return: the pool, or NULL on invalid arguments (reported once with the
- * reason) or when memory for the pool's bookkeeping cannot be had.
+ * Context: Process context. May sleep.
+ * Return: the pool, or NULL when @dev is NULL, the geometry is invalid
+ * (the reason is printed, naming the pool) or memory for the pool's
+ * bookkeeping cannot be had.
  */
 struct dmaguard_pool *dmaguard_pool_create(const char *name,
 					   struct device *dev, size_t size,
@@ -169,10 +197,14 @@ struct dmaguard_pool *dmaguard_pool_create(const char *name,
  * @size: as for dmaguard_pool_create()
  * @align: as for dmaguard_pool_create()
  * @boundary: as for dmaguard_pool_create()
- * @node: node for the pool's bookkeeping memory, or NUMA_NO_NODE (-1)
+ * @node: node for the pool's bookkeeping memory: NUMA_NO_NODE (-1), or a
+ *	possible node (node_possible()); any other value is refused
  *
- * Context: process context, may sleep.
- * Return: the pool, or NULL as for dmaguard_pool_create().
+ * dmaguard_pool_create() is this call with the device's node.
+ *
+ * Context: Process context. May sleep.
+ * Return: the pool, or NULL as for dmaguard_pool_create(), and also when
+ * @node is neither NUMA_NO_NODE nor a possible node (reported).
  */
 struct dmaguard_pool *dmaguard_pool_create_node(const char *name,
 						struct device *dev,
@@ -189,8 +221,8 @@ struct dmaguard_pool *dmaguard_pool_create_node(const char *name,
  * arrive as new fields of struct dmaguard_pool_opts, never as new
  * functions. Since v1.0.
  *
- * Context: process context, may sleep.
- * Return: the pool, or an error pointer (test with IS_ERR()):
+ * Context: Process context. May sleep.
+ * Return: the pool, or an error pointer (test with IS_ERR()), never NULL:
  * -EINVAL when @dev or @opts is NULL, @opts->sz is smaller than
  * DMAGUARD_POOL_OPTS_SIZE_VER0, a flag or reserved field is unknown, the
  * node is invalid or the geometry is (the reason is printed);
@@ -210,6 +242,8 @@ dmaguard_pool_create_opts(struct device *dev,
  * Blocks of a fresh chunk come out in ascending address order. The block
  * is zeroed when @mem_flags has __GFP_ZERO or init_on_alloc is on.
  *
+ * Context: Any context with GFP_ATOMIC or GFP_NOWAIT; process context (may
+ * sleep) with GFP_KERNEL. Takes the pool's lock with interrupts disabled.
  * Return: the block's CPU address, or NULL when no memory could be had.
  */
 void *dmaguard_pool_alloc(struct dmaguard_pool *pool, gfp_t mem_flags,
@@ -225,7 +259,7 @@ void *dmaguard_pool_alloc(struct dmaguard_pool *pool, gfp_t mem_flags,
  * pointer, wrong @dma, double free) is reported once per pool, counted,
  * and not applied: the pool stays consistent.
  *
- * Context: any context.
+ * Context: Any context. Takes the pool's lock with interrupts disabled.
  */
 void dmaguard_pool_free(struct dmaguard_pool *pool, void *vaddr,
 			dma_addr_t dma);
@@ -236,9 +270,10 @@ void dmaguard_pool_free(struct dmaguard_pool *pool, void *vaddr,
  *
  * Blocks still allocated are reported; their chunks are deliberately
  * leaked so that a late access by a driver or device hits memory that
- * was never handed back to the system.
+ * was never handed back to the system. No other call on @pool may run or
+ * follow.
  *
- * Context: process context, may sleep.
+ * Context: Process context. May sleep.
  */
 void dmaguard_pool_destroy(struct dmaguard_pool *pool);
 
@@ -251,7 +286,7 @@ void dmaguard_pool_destroy(struct dmaguard_pool *pool);
  * Fills the fields both the caller and the module know; fields only the
  * caller knows are left zero. @st->sz is not changed. Since v1.0.
  *
- * Context: any context (takes the pool lock with interrupts off).
+ * Context: Any context. Takes the pool's lock with interrupts disabled.
  * Return: 0; -EINVAL when @pool or @st is NULL or @st->sz is smaller than
  * DMAGUARD_POOL_STATS_SIZE_VER0; -E2BIG when @st is larger than this
  * module knows and the part it does not know is not zero.
@@ -266,6 +301,7 @@ int dmaguard_pool_get_stats(const struct dmaguard_pool *pool,
  * @mem_flags: GFP flags
  * @handle: where the block's DMA address is stored
  *
+ * Context: as for dmaguard_pool_alloc().
  * Return: as for dmaguard_pool_alloc().
  */
 static inline void *dmaguard_pool_zalloc(struct dmaguard_pool *pool,
