@@ -2,11 +2,13 @@
 #
 # Benchmarks, not tests (scripts/bench.sh says what each one measures):
 #   make bench          both of the below
-#   make bench-vm       kernel dma_pool vs dmaguard, one TCG boot per kernel
+#   make bench-vm       kernel dma_pool vs dmaguard in TCG boots: per kernel,
+#                       direct and IOMMU backend, 1, 2 and 4 vCPUs (one
+#                       CPU: dmapool_test rows; all CPUs on one pool: pool-mt)
 #   make bench-native   dmaguard's core vs the in-band reference pool,
 #                       natively, plus callgrind instruction counts
-# Knobs (environment): KVER, BENCH_ARGS, BENCH_DG_ARGS, NATIVE_ARGS,
-# CALLGRIND, CG_ROUNDS. The module's load-and-print smoke test is a VM
+# Knobs (environment): KVER, BENCH_BACKENDS, BENCH_SMP, BENCH_ARGS,
+# BENCH_DG_ARGS, NATIVE_ARGS, CALLGRIND, CG_ROUNDS. The module's load-and-print smoke test is a VM
 # spec of `make check` (tests/vm/bench-smoke.vmtest).
 
 BENCH_OUT	:= $(BUILD)/bench
