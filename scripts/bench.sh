@@ -20,7 +20,9 @@
 #                     one shared pool; BENCH pool-mt lines and one table
 #                     with the targets). One boot at a time.
 #   bench.sh native   build/bench/pool_bench: dmaguard's core vs the in-band
-#                     reference pool (tests/bench/ref_pool.c), plus
+#                     reference pool (tests/bench/ref_pool.c), one thread
+#                     (the six rows, each against its target) and 2 and 4
+#                     threads on one pool (BENCH native-mt), plus
 #                     instructions per alloc+free pair from callgrind.
 #   bench.sh all      both (what `make bench` runs).
 #
@@ -33,6 +35,8 @@
 #   BENCH_SMP=...     vCPU counts to boot (default "1 2 4"; 1 runs the rows)
 #   BENCH_DG_ARGS=... extra dmaguard.ko parameters, e.g. reclaim_delay_ms=
 #   NATIVE_ARGS=...   extra pool_bench arguments (default reps 9)
+#   NATIVE_MT_ARGS=.. the multi-thread run's pool_bench arguments
+#                     (default "-t 2,4": 2 and 4 threads; -m MS, -r REPS)
 #   CALLGRIND=0       skip the callgrind part of the native benchmark
 #   CG_ROUNDS=N       rounds counted under callgrind per row (default 5)
 #   BENCH_REV=REV     measure the core (c-core/, abi/, Kbuild) of that commit
@@ -316,11 +320,40 @@ vm_bench() {
 	return $rc
 }
 
+# The native single-thread rows against their target: every row <= 1.00
+# (dmaguard ns / reference ns per alloc+free pair).
+native_rows_report() {
+	awk "$awk_val"'
+	$1 == "BENCH" && $2 == "native" && val("ratio") != "" {
+		n++; line[n] = sprintf("%6s %6s %7s %9s %11s %6.3f  %s", val("size"),
+			val("align"), val("blocks"), val("ref_ns_per_pair"),
+			val("dmaguard_ns_per_pair"), val("ratio"),
+			val("ratio") + 0 > 1.0005 ? "MISSED" : "met")
+		if (val("ratio") + 0 > 1.0005) over++
+		logsum += log(val("ratio"))
+	}
+	END {
+		if (!n) exit 0
+		printf "\nnative, one thread: dmaguard vs the in-band reference (ns per alloc+free pair, medians)\n"
+		printf "%6s %6s %7s %9s %11s %6s  %s\n", "size", "align", "blocks", "ref_ns",
+		       "dmaguard_ns", "ratio", "target <= 1.00"
+		for (i = 1; i <= n; i++)
+			print line[i]
+		printf "%6s %6s %7s %9s %11s %6.3f\n", "", "", "", "", "geomean", exp(logsum / n)
+		printf "native single-thread target (issue 8: every row <= 1.00): %s (%d of %d rows over)\n\n",
+		       over ? "MISSED" : "met", over, n
+	}'
+}
+
 native_bench() {
 	local i n ref dg cgout
 	[ -x "$bin" ] || die "$bin not built (make bench-native builds it)"
 	# shellcheck disable=SC2086
 	"$bin" ${NATIVE_ARGS:-} | tee "$out/native.bench"
+	native_rows_report < "$out/native.bench"
+	# The multi-thread runs: every thread on one pool (pool_bench_mt.c).
+	# shellcheck disable=SC2086
+	"$bin" ${NATIVE_MT_ARGS:--t 2,4} | tee -a "$out/native.bench"
 	echo "  tree: $tree"
 	[ "${CALLGRIND:-1}" = 0 ] && return 0
 	command -v valgrind >/dev/null || die "valgrind not installed (make deps)"
@@ -350,7 +383,7 @@ native_bench() {
 				'{ printf "%.1f %.1f", $1 / p, ($2 + $3) / p }')
 			if [ "$which" = ref ]; then ref=$tot; else dg=$tot; fi
 		done
-		echo "BENCH callgrind size=$size ref_ir_per_pair=${ref% *} dmaguard_ir_per_pair=${dg% *} ref_mem_per_pair=${ref#* } dmaguard_mem_per_pair=${dg#* }" |
+		echo "BENCH callgrind size=$size ref_ir_per_pair=${ref% *} dmaguard_ir_per_pair=${dg% *} ref_mem_per_pair=${ref#* } dmaguard_mem_per_pair=${dg#* } ir_ratio=$(awk -v r="${ref% *}" -v d="${dg% *}" 'BEGIN { printf "%.3f", d / r }')" |
 			tee -a "$out/native.bench"
 	done
 	echo "  (callgrind profiles: $cgout/*.out, e.g. callgrind_annotate --inclusive=yes" \
@@ -384,9 +417,9 @@ if [ "$src" != "$top" ]; then
 			-I"$src/abi/include" -I"$top/tests/bench" -std=gnu11 -g \
 			-Wall -Wextra -Werror -Wno-unused-parameter \
 			-Wno-sign-compare -fno-strict-aliasing -O2 -o "$bin" \
-			"$top/tests/bench/pool_bench.c" "$top/tests/bench/ref_pool.c" \
+			"$top"/tests/bench/*.c \
 			"$src"/c-core/*.c "$src"/c-core/platform/user/*.c \
-			-lm || die "pool_bench does not build against $tree"
+			-lm -pthread || die "pool_bench does not build against $tree"
 	fi
 else
 	tree="$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown) (working tree)"
