@@ -30,6 +30,13 @@
  *	      dmaguard_ops=Y ratio=Y/X
  *	BENCH native-mt-reps threads=N ref_ops=a,b,.. dmaguard_ops=..
  *	      ref_platform_lock_ops=..
+ *	BENCH native-mt-cpu threads=N ref_ops_per_cpu_ms=X
+ *	      dmaguard_ops_per_cpu_ms=Y ratio=Y/X
+ *
+ * The last line divides each measurement's operations by the CPU time its
+ * threads got (CLOCK_THREAD_CPUTIME_ID, spinning on a lock included): a
+ * second opinion on a machine where other processes take CPUs away from
+ * the benchmark for parts of a measurement.
  *
  * ratio: dmaguard's operations over the reference's, higher is better
  * for dmaguard. More threads than CPUs time-share them: a thread may be
@@ -70,8 +77,17 @@ struct mt_thread {
 	struct mt_run *run;
 	pthread_t tid;
 	unsigned long ops;
+	double cpu_ns;
 	bool failed;
 };
+
+static double thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
 
 static inline void *mt_alloc(const struct mt_run *r, dma_addr_t *dma)
 {
@@ -109,8 +125,10 @@ static void *mt_thread_fn(void *arg)
 	dma_addr_t d[MT_BATCH];
 	unsigned long ops = 0;
 	unsigned int i, n;
+	double t0;
 
 	pthread_barrier_wait(&r->start);
+	t0 = thread_cpu_ns();
 	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		for (n = 0; n < MT_BATCH; n++) {
 			v[n] = mt_alloc(r, &d[n]);
@@ -127,6 +145,7 @@ static void *mt_thread_fn(void *arg)
 		ops += MT_BATCH;
 	}
 	t->ops = ops;
+	t->cpu_ns = thread_cpu_ns() - t0;
 	return NULL;
 }
 
@@ -144,10 +163,13 @@ static int mt_cpu(unsigned int i)
 	return 0;
 }
 
-/* One measurement: operations of all @n threads on one pool. */
+/*
+ * One measurement: operations of all @n threads on one pool; *@cpu_ms:
+ * the CPU time they got.
+ */
 static unsigned long mt_measure(const struct mt_pools *pools,
 				enum mt_kind kind, unsigned int n,
-				unsigned int ms)
+				unsigned int ms, double *cpu_ms)
 {
 	struct mt_thread th[MT_MAX_THREADS];
 	struct mt_run run = { .pools = pools, .kind = kind };
@@ -157,6 +179,7 @@ static unsigned long mt_measure(const struct mt_pools *pools,
 	cpu_set_t one;
 	unsigned int i;
 
+	*cpu_ms = 0;
 	pthread_barrier_init(&run.start, NULL, n + 1);
 	for (i = 0; i < n; i++) {
 		th[i] = (struct mt_thread){ .run = &run };
@@ -181,6 +204,7 @@ static unsigned long mt_measure(const struct mt_pools *pools,
 			exit(1);
 		}
 		ops += th[i].ops;
+		*cpu_ms += th[i].cpu_ns / 1e6;
 	}
 	pthread_barrier_destroy(&run.start);
 	return ops;
@@ -201,7 +225,8 @@ static void mt_threads(unsigned int n, unsigned int reps, unsigned int ms)
 		.name = "bench-mt", .size = MT_SIZE, .align = MT_SIZE,
 		.node = DG_NO_NODE,
 	};
-	double ops[MT_KINDS][BENCH_MAX_REPS], med[MT_KINDS];
+	double ops[MT_KINDS][BENCH_MAX_REPS], med[MT_KINDS], cpu_ms;
+	double per_cpu[MT_KINDS][BENCH_MAX_REPS], med_cpu[MT_KINDS];
 	struct mt_pools pools;
 	unsigned int i, j, k;
 
@@ -213,25 +238,31 @@ static void mt_threads(unsigned int n, unsigned int reps, unsigned int ms)
 		exit(1);
 	}
 	for (k = 0; k < MT_KINDS; k++)		/* warm-up */
-		mt_measure(&pools, k, n, ms);
+		mt_measure(&pools, k, n, ms, &cpu_ms);
 	for (i = 0; i < reps; i++)
 		for (j = 0; j < MT_KINDS; j++) {
 			k = (i + j) % MT_KINDS;
-			ops[k][i] = mt_measure(&pools, k, n, ms);
+			ops[k][i] = mt_measure(&pools, k, n, ms, &cpu_ms);
+			per_cpu[k][i] = ops[k][i] / cpu_ms;
 		}
 	printf("BENCH native-mt-reps threads=%u", n);
 	mt_print_list("ref_ops", ops[MT_REF_SPIN], reps);
 	mt_print_list("dmaguard_ops", ops[MT_DG], reps);
 	mt_print_list("ref_platform_lock_ops", ops[MT_REF_PLAT], reps);
 	printf("\n");
-	for (k = 0; k < MT_KINDS; k++)
+	for (k = 0; k < MT_KINDS; k++) {
 		med[k] = bench_median(ops[k], reps);
+		med_cpu[k] = bench_median(per_cpu[k], reps);
+	}
 	printf("BENCH native-mt threads=%u size=%d ref_ops=%.0f dmaguard_ops=%.0f ratio=%.3f\n",
 	       n, MT_SIZE, med[MT_REF_SPIN], med[MT_DG],
 	       med[MT_DG] / med[MT_REF_SPIN]);
 	printf("BENCH native-mt-platform-lock threads=%u size=%d ref_ops=%.0f dmaguard_ops=%.0f ratio=%.3f\n",
 	       n, MT_SIZE, med[MT_REF_PLAT], med[MT_DG],
 	       med[MT_DG] / med[MT_REF_PLAT]);
+	printf("BENCH native-mt-cpu threads=%u ref_ops_per_cpu_ms=%.0f dmaguard_ops_per_cpu_ms=%.0f ratio=%.3f\n",
+	       n, med_cpu[MT_REF_SPIN], med_cpu[MT_DG],
+	       med_cpu[MT_DG] / med_cpu[MT_REF_SPIN]);
 	fflush(stdout);
 	ref_spin_pool_destroy(pools.rsp);
 	ref_pool_destroy(pools.rp);
