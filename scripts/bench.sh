@@ -413,14 +413,23 @@ elif [ -n "${BENCH_SRC:-}" ]; then
 fi
 if [ "$src" != "$top" ]; then
 	if [ "$what" != vm ]; then
-		# The flags of scripts/mk/core.mk's -O2 library.
+		# The flags of scripts/mk/core.mk's -O2 library; cores
+		# since pool v2 build on the kernel's tools/include.
 		bin=$src/pool_bench
+		ktools=$top/build/tools/linux/tools
+		findbit=()
+		if grep -q 'linux/find.h' "$src/c-core/platform/user/dg_platform.h"; then
+			findbit=("$ktools/lib/find_bit.c")
+		fi
 		${CC:-cc} -I"$src/c-core" -I"$src/c-core/platform/user" \
-			-I"$src/abi/include" -I"$top/tests/bench" -std=gnu11 -g \
-			-Wall -Wextra -Werror -Wno-unused-parameter \
-			-Wno-sign-compare -fno-strict-aliasing -O2 -o "$bin" \
+			-I"$src/abi/include" -I"$top/tests/bench" \
+			-I"$ktools/include" -I"$ktools/arch/x86/include" \
+			-std=gnu11 -g -Wall -Wextra -Werror \
+			-Wno-unused-parameter -Wno-sign-compare \
+			-Wno-type-limits -fno-strict-aliasing -O2 -o "$bin" \
 			"$top"/tests/bench/*.c \
 			"$src"/c-core/*.c "$src"/c-core/platform/user/*.c \
+			"${findbit[@]}" \
 			-lm -pthread || die "pool_bench does not build against $tree"
 	fi
 else

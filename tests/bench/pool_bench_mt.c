@@ -18,7 +18,8 @@
  *   ref       ref_spin_pool_*: the reference locked with a
  *             pthread_spinlock_t, the kind of lock the kernel's dma_pool
  *             takes (a spinlock, whatever the userspace platform's is);
- *   dmaguard  the core, with the userspace platform's lock;
+ *   dmaguard  the core, with the userspace platform's lock (spinlock_t of
+ *             the kernel's tools/include: a pthread mutex);
  *   ref-plat  ref_pool_*: the reference with the platform's lock, the
  *             one dmaguard takes (a second opinion: only the algorithms
  *             differ).

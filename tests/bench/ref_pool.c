@@ -29,13 +29,22 @@ typedef pthread_spinlock_t ref_lock_t;
 #define ref_lock_destroy(l)	pthread_spin_destroy(l)
 #define ref_lock(l, flags)	((void)(flags), pthread_spin_lock(l))
 #define ref_unlock(l, flags)	((void)(flags), pthread_spin_unlock(l))
-#else
+#elif defined(spin_lock_init)
+/* The platform's spinlock_t (tools/include: over a pthread mutex). */
 #define REF_FN(fn)		ref_pool_##fn
 typedef spinlock_t ref_lock_t;
 #define ref_lock_init(l)	spin_lock_init(l)
 #define ref_lock_destroy(l)	((void)(l))
 #define ref_lock(l, flags)	spin_lock_irqsave(l, flags)
 #define ref_unlock(l, flags)	spin_unlock_irqrestore(l, flags)
+#else
+/* Userspace platforms before pool v2 (BENCH_REV=): dg_lock_t. */
+#define REF_FN(fn)		ref_pool_##fn
+typedef dg_lock_t ref_lock_t;
+#define ref_lock_init(l)	(dg_lock_init(l), 0)
+#define ref_lock_destroy(l)	((void)(l))
+#define ref_lock(l, flags)	dg_lock_irqsave(l, flags)
+#define ref_unlock(l, flags)	dg_unlock_irqrestore(l, flags)
 #endif
 
 /* What a free block holds at its start: the pool trusts it blindly. */

@@ -15,7 +15,8 @@
 /*
  * Two builds of ref_pool.c, both declared here:
  *   ref_pool_*       (ref_pool.c) locks with the userspace platform's
- *                    lock, the one dmaguard's core takes, so that the
+ *                    lock, the one dmaguard's core takes (its spinlock_t,
+ *                    a pthread mutex in tools/include), so that the
  *                    single-thread rows compare the algorithms only;
  *   ref_spin_pool_*  (ref_pool_spin.c) locks with a pthread_spinlock_t,
  *                    whatever the platform's lock is: the kind of lock
