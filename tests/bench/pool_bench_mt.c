@@ -25,7 +25,7 @@
  *             differ).
  *
  *	BENCH native-mt-start threads=.. ms=.. reps=.. batch=16 size=64
- *	      host_cpus=.. ref_lock=pthread_spinlock_t
+ *	      host_cpus=.. ref_lock=pthread_spinlock_t platform_lock=L
  *	BENCH native-mt threads=N size=64 ref_ops=X dmaguard_ops=Y ratio=Y/X
  *	BENCH native-mt-platform-lock threads=N size=64 ref_ops=X
  *	      dmaguard_ops=Y ratio=Y/X
@@ -54,6 +54,15 @@
 #include "dg_user.h"
 #include "ref_pool.h"
 #include "pool_bench.h"
+
+/* The type behind the platform's lock, for the output. */
+#define MT_STR(x)	#x
+#define MT_XSTR(x)	MT_STR(x)
+#ifdef spin_lock_init
+#define MT_PLATFORM_LOCK	MT_XSTR(spinlock_t)
+#else
+#define MT_PLATFORM_LOCK	"dg_lock_t"
+#endif
 
 #define MT_SIZE		64
 #define MT_BATCH	16
@@ -280,8 +289,12 @@ int bench_mt(const char *threads, unsigned int reps, unsigned int ms)
 
 	if (!list || !ms || sched_getaffinity(0, sizeof(allowed), &allowed))
 		return 2;
-	printf("BENCH native-mt-start threads=%s ms=%u reps=%u batch=%d size=%d host_cpus=%d ref_lock=pthread_spinlock_t\n",
-	       threads, ms, reps, MT_BATCH, MT_SIZE, CPU_COUNT(&allowed));
+	printf("BENCH native-mt-start threads=%s ms=%u reps=%u batch=%d size=%d host_cpus=%d ref_lock=pthread_spinlock_t platform_lock=%s\n",
+	       threads, ms, reps, MT_BATCH, MT_SIZE, CPU_COUNT(&allowed),
+	       MT_PLATFORM_LOCK);
+	if (strcmp(MT_PLATFORM_LOCK, "pthread_spinlock_t"))
+		printf("# dmaguard takes the platform's lock (%s), the reference of native-mt a pthread_spinlock_t: that line compares the locks too; native-mt-platform-lock has the platform's lock on both sides\n",
+		       MT_PLATFORM_LOCK);
 	printf("# this machine lets the benchmark run on %d CPUs: more threads time-share them\n",
 	       CPU_COUNT(&allowed));
 	for (tok = strtok_r(list, ",", &save); tok;
