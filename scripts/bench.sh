@@ -41,7 +41,7 @@
 #   CG_ROUNDS=N       rounds counted under callgrind per row (default 5)
 #   BENCH_REV=REV     measure the core (c-core/, abi/, Kbuild) of that commit
 #                     instead of the working tree; the benchmark sources
-#                     (tests/kmod/dmaguard_bench.c, tests/bench/) stay the
+#                     (tests/kmod/dmaguard_bench_*.c, tests/bench/) stay the
 #                     working tree's
 #   BENCH_ICOUNT=1    boot with -icount shift=0: the guest's clock counts
 #                     guest instructions (1 ns each), so "us" become
