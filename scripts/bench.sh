@@ -319,6 +319,11 @@ vm_bench() {
 		cat "$out"/vm/"$kver"/bench-*.bench 2>/dev/null || true
 	done > "$out/vm.bench"
 	mt_report "${boots%;}" < "$out/vm.bench" | tee "$out/vm-mt.txt"
+	echo "VM targets of issue 8, all in one place:"
+	grep -h '^targets (issue 8, \|^pool-mt targets' "$out/vm-rows.txt" \
+		"$out/vm-mt.txt" | sed 's/^/  /'
+	[ "$rc" = 0 ] || echo "  (some boots were not clean: rows or lines above are missing)"
+	echo
 	return $rc
 }
 
