@@ -299,25 +299,28 @@ mt_report() {
 }
 
 vm_bench() {
-	local kver backend smp what rc=0 boots=""
+	local kver backend smp what rc=0 boots="" f
+	local -a files=()
 	for kver in $("$top/scripts/kernels.sh"); do
 		vm_build "$kver"
 		while read -r backend smp what; do
+			f=$out/vm/$kver/bench-$backend-smp$smp.bench
+			rm -f "$f"	# never report an earlier run's figures
 			vm_boot "$kver" "$backend" "$smp" "$what" || rc=1
 			boots+="$kver $backend $smp;"
+			files+=("$f")
 		done < <(vm_configs)
 	done
 	echo
-	for kver in $("$top/scripts/kernels.sh"); do
-		for backend in ${BENCH_BACKENDS:-direct iommu}; do
-			[ -f "$out/vm/$kver/bench-$backend-smp1.bench" ] || continue
-			vm_rows_report "$kver" "$backend" \
-				"$out/vm/$kver/bench-$backend-smp1.bench"
-		done
+	# The single-CPU rows: the -smp 1 boots of this run.
+	for f in "${files[@]}"; do
+		case $f in *-smp1.bench) ;; *) continue ;; esac
+		backend=${f##*/bench-}
+		backend=${backend%-smp1.bench}
+		kver=$(basename "$(dirname "$f")")
+		vm_rows_report "$kver" "$backend" "$f"
 	done | tee "$out/vm-rows.txt"
-	for kver in $("$top/scripts/kernels.sh"); do
-		cat "$out"/vm/"$kver"/bench-*.bench 2>/dev/null || true
-	done > "$out/vm.bench"
+	cat "${files[@]}" > "$out/vm.bench" 2>/dev/null || true
 	mt_report "${boots%;}" < "$out/vm.bench" | tee "$out/vm-mt.txt"
 	echo "VM targets of issue 8, all in one place:"
 	grep -h '^targets (issue 8, \|^pool-mt targets' "$out/vm-rows.txt" \
