@@ -2,16 +2,20 @@
 #
 # Benchmarks, not tests (scripts/bench.sh says what each one measures):
 #   make bench          both of the below
-#   make bench-vm       kernel dma_pool vs dmaguard, one TCG boot per kernel
+#   make bench-vm       kernel dma_pool vs dmaguard in TCG boots: per kernel,
+#                       direct and IOMMU backend, 1, 2 and 4 vCPUs (one
+#                       CPU: dmapool_test rows; all CPUs on one pool: pool-mt)
 #   make bench-native   dmaguard's core vs the in-band reference pool,
 #                       natively, plus callgrind instruction counts
-# Knobs (environment): KVER, BENCH_ARGS, BENCH_DG_ARGS, NATIVE_ARGS,
-# CALLGRIND, CG_ROUNDS. The module's load-and-print smoke test is a VM
-# spec of `make check` (tests/vm/bench-smoke.vmtest).
+# Knobs (environment): KVER, BENCH_BACKENDS, BENCH_SMP, BENCH_ARGS,
+# BENCH_DG_ARGS, NATIVE_ARGS, NATIVE_MT_ARGS, CALLGRIND, CG_ROUNDS. The
+# module's load-and-print smoke test is a VM spec of `make check`
+# (tests/vm/bench-smoke.vmtest).
 
 BENCH_OUT	:= $(BUILD)/bench
-BENCH_SRCS	:= tests/bench/pool_bench.c tests/bench/ref_pool.c
-BENCH_HDRS	:= tests/bench/ref_pool.h
+BENCH_SRCS	:= tests/bench/pool_bench.c tests/bench/pool_bench_mt.c \
+		   tests/bench/ref_pool.c tests/bench/ref_pool_spin.c
+BENCH_HDRS	:= tests/bench/ref_pool.h tests/bench/pool_bench.h
 
 .PHONY: bench bench-vm bench-native
 
@@ -30,4 +34,4 @@ $(BENCH_OUT)/pool_bench: $(BENCH_SRCS) $(BENCH_HDRS) \
 			 $(BUILD)/user/libdmaguard-core.a
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CPPFLAGS) -Itests/bench $(USER_CFLAGS) -O2 \
-		-o $@ $(BENCH_SRCS) $(USER_OUT)/libdmaguard-core.a -lm
+		-o $@ $(BENCH_SRCS) $(USER_OUT)/libdmaguard-core.a -lm -pthread

@@ -21,6 +21,10 @@
  *	BENCH native geomean=G
  *	BENCH native-meta size=S ref_bytes_per_block=.. dmaguard_bytes_per_block=..
  *	BENCH native-reps size=S mode=M ratios=r1,r2,.. median_rep_ratio=R
+ *   pool_bench -t THREADS[,THREADS..] [-r REPS] [-m MS]
+ *	multi-thread mode (pool_bench_mt.c): every thread on one pool,
+ *	batches of 16 64-byte blocks for MS (300) ms, REPS (5) repetitions
+ *	BENCH native-mt threads=N size=64 ref_ops=X dmaguard_ops=Y ratio=Y/X
  *   pool_bench -c ref|dmaguard -R ROW [-n ROUNDS]
  *	callgrind mode, run under valgrind --tool=callgrind
  *	--instr-atstart=no: one untimed warm-up round, then ROUNDS rounds
@@ -36,6 +40,7 @@
 #include "pool.h"
 #include "dg_user.h"
 #include "ref_pool.h"
+#include "pool_bench.h"
 
 struct row {
 	size_t size, align, boundary;
@@ -51,7 +56,6 @@ static const struct row rows[] = {
 	{ 68, 32, 4096, 8192 },
 };
 #define NR_ROWS		(sizeof(rows) / sizeof(rows[0]))
-#define MAX_REPS	101
 
 struct blk {
 	void *v;
@@ -161,7 +165,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *v, unsigned int n)
+double bench_median(double *v, unsigned int n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -189,7 +193,8 @@ static bool whole;	/* -W: alternate whole measurements, not rounds */
 static double bench_row(const struct row *r, unsigned int reps,
 			unsigned int rounds)
 {
-	double rt[MAX_REPS], dt[MAX_REPS], pr[MAX_REPS], rm, dm, pairs;
+	double rt[BENCH_MAX_REPS], dt[BENCH_MAX_REPS], pr[BENCH_MAX_REPS];
+	double rm, dm, pairs;
 	struct dg_pool_stats st;
 	struct ref_pool *rp;
 	struct dg_pool *dp;
@@ -212,10 +217,10 @@ static double bench_row(const struct row *r, unsigned int reps,
 	       whole ? "whole" : "interleave");
 	for (i = 0; i < reps; i++)
 		printf("%s%.3f", i ? "," : "", pr[i]);
-	printf(" median_rep_ratio=%.3f\n", median(pr, reps));
+	printf(" median_rep_ratio=%.3f\n", bench_median(pr, reps));
 	pairs = (double)rounds * r->blocks;
-	rm = median(rt, reps) / pairs;
-	dm = median(dt, reps) / pairs;
+	rm = bench_median(rt, reps) / pairs;
+	dm = bench_median(dt, reps) / pairs;
 	printf("BENCH native size=%zu align=%zu blocks=%u ref_ns_per_pair=%.2f dmaguard_ns_per_pair=%.2f ratio=%.3f\n",
 	       r->size, r->align, r->blocks, rm, dm, dm / rm);
 	dg_pool_get_stats(dp, &st);
@@ -258,14 +263,20 @@ static int callgrind_mode(const char *which, const struct row *r,
 
 int main(int argc, char **argv)
 {
-	unsigned int reps = 9, rounds = 100, i, nrow = 0;
-	const char *cg = NULL;
+	unsigned int reps = 0, rounds = 100, i, nrow = 0, ms = 300;
+	const char *cg = NULL, *threads = NULL;
 	double logsum = 0;
 	int opt, only = -1;
 	cpu_set_t set;
 
-	while ((opt = getopt(argc, argv, "r:n:R:c:Ww")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:R:c:Wwt:m:")) != -1) {
 		switch (opt) {
+		case 't':
+			threads = optarg;
+			break;
+		case 'm':
+			ms = atoi(optarg);
+			break;
 		case 'w':
 			bench_clock = CLOCK_MONOTONIC;
 			break;
@@ -285,12 +296,16 @@ int main(int argc, char **argv)
 			cg = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-r reps] [-n rounds] [-R row] [-W] [-w] [-c ref|dmaguard]\n",
+			fprintf(stderr, "usage: %s [-r reps] [-n rounds] [-R row] [-W] [-w] [-c ref|dmaguard] [-t threads,.. [-m ms]]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (!reps || reps > MAX_REPS || !rounds || only >= (int)NR_ROWS) {
+	if (threads)
+		return bench_mt(threads, reps ? reps : 5, ms);
+	if (!reps)
+		reps = 9;
+	if (!reps || reps > BENCH_MAX_REPS || !rounds || only >= (int)NR_ROWS) {
 		fprintf(stderr, "pool_bench: bad arguments\n");
 		return 2;
 	}

@@ -19,6 +19,34 @@
  */
 #include "ref_pool.h"
 
+#ifdef REF_POOL_SPIN
+/* ref_pool_spin.c: the ref_spin_pool_* build (see ref_pool.h). */
+#include <pthread.h>
+#define ref_pool		ref_spin_pool
+#define REF_FN(fn)		ref_spin_pool_##fn
+typedef pthread_spinlock_t ref_lock_t;
+#define ref_lock_init(l)	pthread_spin_init(l, PTHREAD_PROCESS_PRIVATE)
+#define ref_lock_destroy(l)	pthread_spin_destroy(l)
+#define ref_lock(l, flags)	((void)(flags), pthread_spin_lock(l))
+#define ref_unlock(l, flags)	((void)(flags), pthread_spin_unlock(l))
+#elif defined(spin_lock_init)
+/* The platform's spinlock_t (tools/include: over a pthread mutex). */
+#define REF_FN(fn)		ref_pool_##fn
+typedef spinlock_t ref_lock_t;
+#define ref_lock_init(l)	spin_lock_init(l)
+#define ref_lock_destroy(l)	((void)(l))
+#define ref_lock(l, flags)	spin_lock_irqsave(l, flags)
+#define ref_unlock(l, flags)	spin_unlock_irqrestore(l, flags)
+#else
+/* Userspace platforms before pool v2 (BENCH_REV=): dg_lock_t. */
+#define REF_FN(fn)		ref_pool_##fn
+typedef dg_lock_t ref_lock_t;
+#define ref_lock_init(l)	(dg_lock_init(l), 0)
+#define ref_lock_destroy(l)	((void)(l))
+#define ref_lock(l, flags)	dg_lock_irqsave(l, flags)
+#define ref_unlock(l, flags)	dg_unlock_irqrestore(l, flags)
+#endif
+
 /* What a free block holds at its start: the pool trusts it blindly. */
 struct ref_free {
 	struct ref_free *next;
@@ -32,7 +60,7 @@ struct ref_page {
 };
 
 struct ref_pool {
-	spinlock_t lock;
+	ref_lock_t lock;
 	struct ref_free *free_head;
 	struct ref_page *pages;
 	size_t nr_blocks;
@@ -45,7 +73,7 @@ struct ref_pool {
 	char name[32];
 };
 
-struct ref_pool *ref_pool_create(const char *name, void *dev, size_t size,
+struct ref_pool *REF_FN(create)(const char *name, void *dev, size_t size,
 				 size_t align, size_t boundary)
 {
 	struct ref_pool *pool;
@@ -63,7 +91,10 @@ struct ref_pool *ref_pool_create(const char *name, void *dev, size_t size,
 	if (!pool)
 		return NULL;
 	snprintf(pool->name, sizeof(pool->name), "%s", name);
-	spin_lock_init(&pool->lock);
+	if (ref_lock_init(&pool->lock)) {
+		dg_kfree(pool);
+		return NULL;
+	}
 	pool->dev = dev;
 	pool->size = size;
 	pool->alloc_size = max(size, (size_t)DG_PAGE_SIZE);
@@ -123,29 +154,29 @@ static struct ref_page *ref_page_alloc(struct ref_pool *pool, gfp_t gfp)
 	return page;
 }
 
-void *ref_pool_alloc(struct ref_pool *pool, gfp_t gfp, dma_addr_t *dma)
+void *REF_FN(alloc)(struct ref_pool *pool, gfp_t gfp, dma_addr_t *dma)
 {
 	struct ref_free *b;
 	struct ref_page *page;
 	unsigned long flags = 0;
 
-	spin_lock_irqsave(&pool->lock, flags);
+	ref_lock(&pool->lock, flags);
 	b = pool->free_head;
 	if (b) {
 		pool->free_head = b->next;
 		pool->nr_active++;
 	}
-	spin_unlock_irqrestore(&pool->lock, flags);
+	ref_unlock(&pool->lock, flags);
 	if (unlikely(!b)) {
 		page = ref_page_alloc(pool, gfp);
 		if (!page)
 			return NULL;
-		spin_lock_irqsave(&pool->lock, flags);
+		ref_lock(&pool->lock, flags);
 		ref_carve_page(pool, page);
 		b = pool->free_head;
 		pool->free_head = b->next;
 		pool->nr_active++;
-		spin_unlock_irqrestore(&pool->lock, flags);
+		ref_unlock(&pool->lock, flags);
 	}
 	*dma = b->dma;
 	if (dg_want_zero(gfp))
@@ -153,20 +184,20 @@ void *ref_pool_alloc(struct ref_pool *pool, gfp_t gfp, dma_addr_t *dma)
 	return b;
 }
 
-void ref_pool_free(struct ref_pool *pool, void *vaddr, dma_addr_t dma)
+void REF_FN(free)(struct ref_pool *pool, void *vaddr, dma_addr_t dma)
 {
 	struct ref_free *b = vaddr;
 	unsigned long flags = 0;
 
-	spin_lock_irqsave(&pool->lock, flags);
+	ref_lock(&pool->lock, flags);
 	b->dma = dma;
 	b->next = pool->free_head;
 	pool->free_head = b;
 	pool->nr_active--;
-	spin_unlock_irqrestore(&pool->lock, flags);
+	ref_unlock(&pool->lock, flags);
 }
 
-void ref_pool_destroy(struct ref_pool *pool)
+void REF_FN(destroy)(struct ref_pool *pool)
 {
 	struct ref_page *page;
 
@@ -178,10 +209,11 @@ void ref_pool_destroy(struct ref_pool *pool)
 				  (void __dma __force *)page->mem, page->dma);
 		dg_kfree(page);
 	}
+	ref_lock_destroy(&pool->lock);
 	dg_kfree(pool);
 }
 
-void ref_pool_meta(struct ref_pool *pool, size_t *meta, size_t *blocks)
+void REF_FN(meta)(struct ref_pool *pool, size_t *meta, size_t *blocks)
 {
 	*meta = dg_ksize(pool) + pool->nr_pages * sizeof(struct ref_page);
 	*blocks = pool->nr_blocks;

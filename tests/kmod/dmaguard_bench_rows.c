@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dmaguard_bench: the kernel's dma_pool against dmaguard, in one boot.
+ * dmaguard_bench, single-CPU rows: the kernel's dma_pool against dmaguard
+ * with the protocol of the kernel's mm/dmapool_test.c, in one boot.
  *
- * Protocol (that of the kernel's mm/dmapool_test.c): a measurement is
- * @rounds rounds of "allocate @blocks blocks with GFP_KERNEL, then free
- * them all in allocation order", timed as a whole with ktime_get_ns().
+ * A measurement is @rounds rounds of "allocate @blocks blocks with
+ * GFP_KERNEL, then free them all in allocation order", timed as a whole
+ * with ktime_get_ns().
  * For each row both pools are created once, with the same parameters on
- * the same platform device (64-bit coherent mask), and reused: one
+ * the same device (bench_dev, see dmaguard_bench_main.c), and reused: one
  * untimed warm-up measurement each, then @reps measurements of each, and
  * the medians are printed. By default (interleave=1) the two pools
  * alternate round by round inside each measurement (measure_pair());
@@ -22,9 +23,10 @@
  * ratios of the 16-byte row on 6.12 spread over 0.52-1.29 with whole
  * measurements alternating, 0.83-0.95 with rounds alternating.
  *
- * Everything the host parses is a line starting "BENCH " after the
- * pr_fmt prefix:
+ * Lines (after the pr_fmt prefix; the ratios are time ratios, lower is
+ * better for dmaguard):
  *
+ *   BENCH start kernel=K reps=N rounds=N mode=M backend=B device=D
  *   BENCH pool kernel=K size=S align=A blocks=N kernel_us=M dmaguard_us=M
  *         ratio=R
  *   BENCH meta kernel=K size=S bytes_per_block=X.XX
@@ -37,18 +39,13 @@
  *         (interleave=1: quartiles of the per-round-pair ratios, and the
  *         fastest round of each pool: two estimates that a busy host
  *         disturbs less than the medians of whole measurements)
- *   BENCH done kernel=K rc=E
  *
  * bytes_per_block is dmaguard's out-of-line bookkeeping (allocator sizes)
  * over the blocks its chunks hold, sampled with all @blocks allocated.
- * The module runs everything at load time; the load fails (with the
- * first error) if any measurement could not be made, so insmod's exit
- * status says whether the run was complete. Unload it afterwards.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/platform_device.h>
 #include <linux/dma-mapping.h>
 #include <linux/dmapool.h>
 #include <linux/ktime.h>
@@ -56,12 +53,8 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/utsname.h>
-#include "dg_test_dev.h"	/* dmaguard.h, pool.h, the INTERNAL import */
-
-DMAGUARD_IMPORT_NS();
-DG_TEST_IMPORT_INTERNAL();
-
-#define BENCH_MAX_REPS	31
+#include "dg_test_dev.h"	/* dmaguard.h, pool.h */
+#include "dmaguard_bench.h"
 
 static unsigned int reps = 5;
 module_param(reps, uint, 0444);
@@ -111,7 +104,6 @@ struct bench_pools {
 	struct dmaguard_pool *dpool;
 };
 
-static struct device *bench_dev;
 static struct bench_block *blocks_buf;
 
 /*
@@ -232,39 +224,11 @@ static int sample_meta(struct dmaguard_pool *pool, unsigned int n,
 	return 0;
 }
 
-static int cmp_s64(const void *a, const void *b)
-{
-	s64 x = *(const s64 *)a, y = *(const s64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_u32(const void *a, const void *b)
 {
 	u32 x = *(const u32 *)a, y = *(const u32 *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-static s64 median(const s64 *v, unsigned int n)
-{
-	s64 tmp[BENCH_MAX_REPS];
-
-	memcpy(tmp, v, n * sizeof(*v));
-	sort(tmp, n, sizeof(*tmp), cmp_s64, NULL);
-	return n & 1 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
-}
-
-/* "a,b,c" of @n values into @buf. */
-static void format_list(char *buf, size_t len, const s64 *v, unsigned int n)
-{
-	size_t pos = 0;
-	unsigned int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && pos < len; i++)
-		pos += scnprintf(buf + pos, len - pos, "%s%lld", i ? "," : "",
-				 v[i]);
 }
 
 /* One measurement of one side, creating the pools first in fresh mode. */
@@ -399,16 +363,16 @@ done:
 	if (!fresh)
 		dg_pool_get_stats(dg_test_core(bp.dpool), &st);
 
-	km = median(k_us, reps);
-	dm = median(d_us, reps);
+	km = bench_median(k_us, reps);
+	dm = bench_median(d_us, reps);
 	ratio = km ? div64_u64((u64)dm * 1000 + km / 2, km) : 0;
 	pr_info("BENCH pool kernel=%s size=%zu align=%zu blocks=%u kernel_us=%lld dmaguard_us=%lld ratio=%llu.%03llu\n",
 		kver, r->size, r->align, r->blocks, km, dm, ratio / 1000,
 		ratio % 1000);
 	pr_info("BENCH meta kernel=%s size=%zu bytes_per_block=%llu.%02llu\n",
 		kver, r->size, meta / 100, meta % 100);
-	format_list(kl, sizeof(kl), k_us, reps);
-	format_list(dl, sizeof(dl), d_us, reps);
+	bench_format_list(kl, sizeof(kl), k_us, reps);
+	bench_format_list(dl, sizeof(dl), d_us, reps);
 	pr_info("BENCH reps kernel=%s size=%zu mode=%s%s kernel_us=%s dmaguard_us=%s dg_chunks_allocated=%llu dg_chunks_released=%llu\n",
 		kver, r->size, fresh ? "fresh" : "reuse",
 		interleave ? "+interleave" : "", kl, dl,
@@ -436,9 +400,8 @@ out:
 	return ret;
 }
 
-static int __init dmaguard_bench_init(void)
+int bench_rows_run(void)
 {
-	struct platform_device *pdev;
 	unsigned int i, max_blocks = 0;
 	int ret = 0, err;
 
@@ -447,26 +410,20 @@ static int __init dmaguard_bench_init(void)
 		       BENCH_MAX_REPS);
 		return -EINVAL;
 	}
-	pdev = platform_device_register_simple("dmaguard_bench", -1, NULL, 0);
-	if (IS_ERR(pdev))
-		return PTR_ERR(pdev);
-	bench_dev = &pdev->dev;
-	err = dma_coerce_mask_and_coherent(bench_dev, DMA_BIT_MASK(64));
-	if (err)
-		goto out_dev;
-
 	for (i = 0; i < ARRAY_SIZE(bench_rows); i++)
 		max_blocks = max(max_blocks, bench_rows[i].blocks);
 	blocks_buf = kvcalloc(max_blocks, sizeof(*blocks_buf), GFP_KERNEL);
 	pair_ratio = kvcalloc((size_t)reps * rounds, sizeof(*pair_ratio),
 			      GFP_KERNEL);
-	err = -ENOMEM;
+	ret = -ENOMEM;
 	if (!blocks_buf || !pair_ratio)
 		goto out_free;
 
-	pr_info("BENCH start kernel=%s reps=%u rounds=%u mode=%s%s\n",
+	pr_info("BENCH start kernel=%s reps=%u rounds=%u mode=%s%s backend=%s device=%s\n",
 		init_utsname()->release, reps, rounds,
-		fresh ? "fresh" : "reuse", interleave ? "+interleave" : "");
+		fresh ? "fresh" : "reuse", interleave ? "+interleave" : "",
+		bench_backend, dev_name(bench_dev));
+	ret = 0;
 	for (i = 0; i < ARRAY_SIZE(bench_rows); i++) {
 		if (row >= 0 && row != i)
 			continue;
@@ -474,22 +431,10 @@ static int __init dmaguard_bench_init(void)
 		if (err && !ret)
 			ret = err;
 	}
-	pr_info("BENCH done kernel=%s rc=%d\n", init_utsname()->release, ret);
-	err = ret;
 out_free:
 	kvfree(pair_ratio);
 	kvfree(blocks_buf);
-out_dev:
-	platform_device_unregister(pdev);
-	return err;
+	pair_ratio = NULL;
+	blocks_buf = NULL;
+	return ret;
 }
-
-static void __exit dmaguard_bench_exit(void)
-{
-}
-
-module_init(dmaguard_bench_init);
-module_exit(dmaguard_bench_exit);
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("dmaguard benchmark: kernel dma_pool vs dmaguard (dmapool_test protocol)");
-MODULE_AUTHOR("dmaguard developers");
