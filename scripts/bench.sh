@@ -183,7 +183,7 @@ vm_build() {
 		"$kb/tests/kmod/"
 	echo "  MODULES bench for $kver" >&2
 	make -s -C "/lib/modules/$kver/build" M="$kb" -j"$(nproc)" \
-		modules >"$kb/build.log" 2>&1 ||
+		DMAGUARD_TEST_HOOKS=1 modules >"$kb/build.log" 2>&1 ||
 		{ cat "$kb/build.log" >&2; die "module build failed for $kver"; }
 	mkdir -p "$kb/ko"
 	cp "$kb/dmaguard.ko" "$kb/tests/kmod/dmaguard_bench.ko" "$kb/ko/"
