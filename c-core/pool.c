@@ -51,126 +51,11 @@
  * but the live bits. Neither chunk memory nor bookkeeping is allocated or
  * freed under either lock.
  */
-#include "pool.h"
-#include "chunk.h"
-#include "chunk_table.h"
-
-/*
- * Chunk sizes: at least DG_CHUNK_MIN_BLOCKS blocks a chunk, so that the
- * chunk lists move rarely, within [DG_CHUNK_MIN, DG_CHUNK_MAX].
- */
-#define DG_CHUNK_MIN		(2 * DG_PAGE_SIZE)
-#define DG_CHUNK_MAX		(64 * 1024ul)
-#define DG_CHUNK_MIN_BLOCKS	32
-#define DG_BLOCK_MAX		(1024 * 1024ul)
-
-/*
- * offset / stride == (offset * recip) >> DG_RECIP_SHIFT exactly whenever
- * offset * stride < 2^DG_RECIP_SHIFT; offsets and strides stay below
- * 2^21 (DG_BLOCK_MAX, chunk at most twice that), so 42 bits suffice and
- * offset * recip stays below 2^64.
- */
-#define DG_RECIP_SHIFT		42
-
-/*
- * Per-CPU caches of free blocks: at most DG_PCP_MAX blocks and
- * DG_PCP_BYTES of them a CPU, moved to and from the chunks in batches of
- * half that, so that a CPU takes the pool lock once per batch.
- */
-#define DG_PCP_MAX		32
-#define DG_PCP_BYTES		(16 * 1024ul)
-
-/* A free block in a CPU's cache. */
-struct dg_pcp_entry {
-	struct dg_chunk *chunk;
-	u32 idx;
-};
-
-/*
- * A CPU's cache: the top of e[] is handed out next. @last is the chunk of
- * this CPU's previous free, valid while @last_gen is the pool's
- * chunks_gen (a reclaim that frees chunks moves it on).
- */
-struct dg_pcp {
-	struct dg_cpu_lock cpu_lock;
-	struct dg_chunk *last;
-	u32 last_gen;
-	u32 count;
-	struct dg_pcp_entry e[DG_PCP_MAX];
-};
-
-struct dg_pool {
-	spinlock_t lock;		/* see "Locking" above */
-	struct list_head partial;
-	struct list_head full;
-	struct list_head deferred;	/* chunks to free in process context */
-	struct dg_chunk_table table;
-	/* Counters: statistics are read from these, never from a walk. */
-	u64 in_use;			/* blocks out of their chunks */
-	u32 nr_chunks;
-	u32 nr_empty;			/* chunks with every block free */
-	u32 nr_parked;			/* allocations on the deferred list */
-	u64 chunks_allocated;
-	u64 chunks_released;
-	u64 meta_bytes;
-	u64 bad[DG_BAD_NR];
-	bool reported;			/* first bad free reported in full */
-
-	/* Read without the lock: geometry, fixed at creation, and the gen. */
-	struct dg_pcp __percpu *pcp;
-	u32 pcp_high;		/* blocks a CPU may cache; 0: no caches */
-	u32 pcp_batch;		/* blocks moved at once */
-	u32 chunks_gen;		/* moves on when chunks are freed */
-	u32 size;
-	u32 stride;
-	u32 chunk_shift;
-	u32 seg_shift;		/* log2 of the segment size */
-	u32 seg_bits;		/* bit number = segment << seg_bits | slot */
-	u32 slot_mask;		/* (1 << seg_bits) - 1 */
-	/* >0: power-of-two stride, no segments; offset = index << this. */
-	u32 stride_shift;
-	unsigned long seg_mask;	/* segment size - 1 */
-	unsigned long bus_align; /* bus alignment of a chunk's first block */
-	u32 blocks_per_seg;
-	u32 blocks_per_chunk;
-	u32 map_bits;
-	u32 map_words;
-	u64 recip;
-	unsigned long *map_full;	/* bitmap of a fresh chunk */
-
-	void *dev;
-	int node;
-	char name[DG_POOL_NAME_LEN];
-	struct dg_pool_plat plat;	/* the platform's: reclaim, registry */
-};
-
-static const char * const dg_bad_names[DG_BAD_NR] = {
-	[DG_BAD_FOREIGN] = "pointer not from this pool",
-	[DG_BAD_MISALIGNED] = "pointer not at a block start",
-	[DG_BAD_DMA] = "dma handle does not match the block",
-	[DG_BAD_DOUBLE] = "block already free (double free)",
-};
-
-static inline unsigned long chunk_size(const struct dg_pool *pool)
-{
-	return 1ul << pool->chunk_shift;
-}
-
-static inline bool chunk_is_empty(const struct dg_pool *pool,
-				  const struct dg_chunk *chunk)
-{
-	return chunk->nr_free == pool->blocks_per_chunk;
-}
-
-static inline unsigned long *chunk_live(const struct dg_pool *pool,
-					struct dg_chunk *chunk)
-{
-	return chunk->map + pool->map_words;
-}
+#include "pool_internal.h"
 
 #ifdef DG_DEBUG
 /* The invariants every operation keeps; O(chunks), debug builds only. */
-static void pool_check(struct dg_pool *pool)
+void dg_pool_check(struct dg_pool *pool)
 {
 	u32 chunks = 0, empty = 0, entries = 0, free, w;
 	bool seen_empty = false;
@@ -213,10 +98,6 @@ static void pool_check(struct dg_pool *pool)
 	dg_assert(chunks == pool->nr_chunks);
 	dg_assert(in_use == pool->in_use);
 	dg_assert(entries == pool->table.used);
-}
-#else
-static inline void pool_check(struct dg_pool *pool)
-{
 }
 #endif
 
@@ -387,8 +268,7 @@ static void chunk_destroy(struct dg_pool *pool, struct dg_chunk *chunk)
  * pool->deferred for the next reclaim or the destroy. Called without the
  * lock.
  */
-static void chunk_drop(struct dg_pool *pool, struct dg_chunk *chunk,
-		       gfp_t gfp)
+void dg_chunk_drop(struct dg_pool *pool, struct dg_chunk *chunk, gfp_t gfp)
 {
 	unsigned long flags;
 
@@ -409,7 +289,7 @@ static unsigned long chunk_phase(const struct dg_pool *pool, dma_addr_t dma)
 	return (unsigned long)-dma & (pool->bus_align - 1);
 }
 
-/* The allocation; blocks start at its beginning until chunk_create() says. */
+/* The allocation; blocks start at its beginning until dg_chunk_create() says. */
 static bool chunk_get_mem(struct dg_pool *pool, struct dg_chunk *chunk,
 			  u32 slack, gfp_t gfp)
 {
@@ -420,7 +300,7 @@ static bool chunk_get_mem(struct dg_pool *pool, struct dg_chunk *chunk,
 }
 
 /* A fresh chunk, not yet visible to anyone; called without the lock. */
-static struct dg_chunk *chunk_create(struct dg_pool *pool, gfp_t gfp)
+struct dg_chunk *dg_chunk_create(struct dg_pool *pool, gfp_t gfp)
 {
 	struct dg_chunk *chunk, *spare;
 	unsigned long off;
@@ -439,7 +319,7 @@ static struct dg_chunk *chunk_create(struct dg_pool *pool, gfp_t gfp)
 		 * allocation holds an aligned window of chunk_size bytes.
 		 */
 		spare = dg_kzalloc_node(chunk_desc_size(pool), gfp, pool->node);
-		chunk_drop(pool, chunk, gfp);
+		dg_chunk_drop(pool, chunk, gfp);
 		chunk = spare;
 		if (!chunk || !chunk_get_mem(pool, chunk,
 					     pool->bus_align - DG_PAGE_SIZE, gfp))
@@ -459,413 +339,14 @@ fail:
 }
 
 /* Called with the lock held; returns the old array for the caller to free. */
-static struct dg_chunk_slot *pool_rehash(struct dg_pool *pool,
-					 struct dg_chunk_slot *slots, u32 bits)
+struct dg_chunk_slot *dg_pool_rehash(struct dg_pool *pool,
+				     struct dg_chunk_slot *slots, u32 bits)
 {
 	struct dg_chunk_slot *old = dg_table_rehash(&pool->table, slots, bits);
 
 	pool->meta_bytes -= dg_ksize(old);
 	pool->meta_bytes += dg_ksize(slots);
 	return old;
-}
-
-/* Offset of block @idx from the chunk's first block. */
-static __always_inline unsigned long block_offset(const struct dg_pool *pool,
-						  u32 idx)
-{
-	if (likely(pool->stride_shift))
-		return (unsigned long)idx << pool->stride_shift;
-	return ((unsigned long)(idx >> pool->seg_bits) << pool->seg_shift) +
-	       (unsigned long)(idx & pool->slot_mask) * pool->stride;
-}
-
-/* Take the lowest free block of @chunk; returns its bit number. */
-static __always_inline u32 chunk_take(struct dg_pool *pool,
-				      struct dg_chunk *chunk)
-	__must_hold(&pool->lock)
-{
-	unsigned long word = chunk->map[chunk->hint];
-	u32 idx = chunk->hint * BITS_PER_LONG + __ffs(word);
-
-	dg_assert(word);
-	__clear_bit(idx, chunk->map);
-	if (unlikely(chunk_is_empty(pool, chunk)))
-		pool->nr_empty--;
-	pool->in_use++;
-	if (!--chunk->nr_free) {
-		list_move(&chunk->node, &pool->full);
-		chunk->hint = 0;
-	} else if (!(word & (word - 1))) {
-		/* That was the word's last free block. */
-		chunk->hint = find_next_bit(chunk->map, pool->map_bits,
-					    idx + 1) / BITS_PER_LONG;
-	}
-	return idx;
-}
-
-/*
- * Give a block back to its chunk: a chunk that was full rejoins the
- * partial list at the head, one that empties moves to the tail, where
- * reclaim finds it.
- */
-static void chunk_put(struct dg_pool *pool, struct dg_chunk *chunk, u32 idx)
-	__must_hold(&pool->lock)
-{
-	u32 w = idx / BITS_PER_LONG;
-
-	__set_bit(idx, chunk->map);
-	if (w < chunk->hint || !chunk->nr_free)
-		chunk->hint = w;
-	pool->in_use--;
-	if (!chunk->nr_free++)
-		list_move(&chunk->node, &pool->partial);
-	if (unlikely(chunk_is_empty(pool, chunk))) {
-		chunk->empty_since = dg_now();
-		list_move_tail(&chunk->node, &pool->partial);
-		pool->nr_empty++;
-		dg_plat_reclaim_kick(&pool->plat, pool->nr_empty);
-	}
-}
-
-/* The block, live now, as its driver gets it; called without locks. */
-static __always_inline void __dma *block_hand_out(struct dg_pool *pool,
-						  struct dg_chunk *chunk,
-						  u32 idx, gfp_t gfp,
-						  dma_addr_t *dma)
-{
-	unsigned long off = block_offset(pool, idx);
-	char __dma *mem = chunk->blocks + off;
-
-	*dma = chunk->blocks_dma + off;
-	if (dg_want_zero(gfp))
-		dg_dma_zero(mem, pool->size);
-	return mem;
-}
-
-/*
- * Refill @pcp with up to a batch of blocks from the partial chunks, so
- * that they come out in ascending order (fresh chunks hand out blocks
- * in address order, as mainline's do).
- */
-static void pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
-	__must_hold(&pool->lock)
-{
-	u32 n = min(pool->pcp_batch, pool->pcp_high - pcp->count), i;
-	struct dg_chunk *chunk;
-
-	for (i = 0; i < n && !list_empty(&pool->partial); i++) {
-		chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
-		pcp->e[pcp->count + n - 1 - i] = (struct dg_pcp_entry){
-			.chunk = chunk, .idx = chunk_take(pool, chunk),
-		};
-	}
-	if (i < n)	/* the chunks ran dry: close the gap */
-		memmove(&pcp->e[pcp->count], &pcp->e[pcp->count + n - i],
-			i * sizeof(pcp->e[0]));
-	pcp->count += i;
-}
-
-/* Give the @n oldest blocks of @pcp back to their chunks. */
-static void pcp_flush(struct dg_pool *pool, struct dg_pcp *pcp, u32 n)
-	__must_hold(&pool->lock)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		chunk_put(pool, pcp->e[i].chunk, pcp->e[i].idx);
-	pcp->count -= n;
-	memmove(&pcp->e[0], &pcp->e[n], pcp->count * sizeof(pcp->e[0]));
-}
-
-/* Room for one more chunk in the table, growing it outside the lock. */
-static bool pool_table_room(struct dg_pool *pool, gfp_t gfp)
-{
-	struct dg_chunk_slot *slots, *unused = NULL;
-	unsigned long flags;
-	bool ok = true;
-	u32 bits;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	while (!dg_table_has_room(&pool->table)) {
-		bits = pool->table.bits + 1;
-		spin_unlock_irqrestore(&pool->lock, flags);
-		dg_kfree(unused);
-		slots = dg_kzalloc_node(sizeof(*slots) << bits, gfp, pool->node);
-		spin_lock_irqsave(&pool->lock, flags);
-		if (!slots) {
-			/*
-			 * Over half full is slower, not wrong: go on while a
-			 * slot stays empty to end every probe.
-			 */
-			unused = NULL;
-			ok = dg_table_can_insert(&pool->table);
-			break;
-		}
-		/* Another CPU may have grown it meanwhile. */
-		unused = bits > pool->table.bits ?
-			 pool_rehash(pool, slots, bits) : slots;
-	}
-	spin_unlock_irqrestore(&pool->lock, flags);
-	dg_kfree(unused);
-	return ok;
-}
-
-/*
- * No chunk has a free block: add one, and take the caller's block from
- * it at once, so that other CPUs cannot leave the caller empty-handed.
- * Called without locks (as mainline, chunk memory is allocated with
- * none held).
- */
-static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
-				      dma_addr_t *dma)
-{
-	struct dg_chunk *chunk;
-	unsigned long flags;
-	u32 idx;
-
-	chunk = chunk_create(pool, gfp);
-	if (!chunk)
-		return NULL;
-	for (;;) {
-		if (!pool_table_room(pool, gfp)) {
-			chunk_drop(pool, chunk, gfp);
-			return NULL;
-		}
-		spin_lock_irqsave(&pool->lock, flags);
-		if (dg_table_can_insert(&pool->table))
-			break;
-		spin_unlock_irqrestore(&pool->lock, flags);	/* taken meanwhile */
-	}
-	dg_table_insert(&pool->table, chunk);
-	list_add(&chunk->node, &pool->partial);
-	pool->nr_chunks++;
-	pool->nr_empty++;
-	pool->chunks_allocated++;
-	pool->meta_bytes += dg_ksize(chunk);
-	idx = chunk_take(pool, chunk);
-	set_bit(idx, chunk_live(pool, chunk));
-	pool_check(pool);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	return block_hand_out(pool, chunk, idx, gfp, dma);
-}
-
-/* This CPU's cache is empty: a block for the caller, a batch for later. */
-static noinline void __dma *pool_alloc_refill(struct dg_pool *pool,
-					      struct dg_pcp *pcp, gfp_t gfp,
-					      dma_addr_t *dma,
-					      unsigned long flags)
-{
-	struct dg_chunk *chunk;
-	u32 idx;
-
-	spin_lock(&pool->lock);
-	if (unlikely(list_empty(&pool->partial))) {
-		spin_unlock(&pool->lock);
-		dg_pcp_unlock(pool->pcp, flags);
-		return pool_grow(pool, gfp, dma);
-	}
-	chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
-	idx = chunk_take(pool, chunk);
-	set_bit(idx, chunk_live(pool, chunk));
-	pcp_refill(pool, pcp);
-	spin_unlock(&pool->lock);
-	dg_pcp_unlock(pool->pcp, flags);
-	return block_hand_out(pool, chunk, idx, gfp, dma);
-}
-
-/**
- * dg_pool_alloc() - allocate one block
- * @pool: the pool
- * @gfp: allocation flags for a new chunk; __GFP_ZERO zeroes the block
- * @dma: where the block's bus address goes
- *
- * Return: the block, or NULL when no chunk could be had.
- */
-void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
-{
-	struct dg_pcp_entry e;
-	struct dg_pcp *pcp;
-	unsigned long flags;
-
-	might_alloc(gfp);
-	pcp = dg_pcp_lock(pool->pcp, flags);
-	if (unlikely(!pcp->count))
-		return pool_alloc_refill(pool, pcp, gfp, dma, flags);
-	e = pcp->e[--pcp->count];
-	set_bit(e.idx, chunk_live(pool, e.chunk));
-	dg_pcp_unlock(pool->pcp, flags);
-	return block_hand_out(pool, e.chunk, e.idx, gfp, dma);
-}
-
-/*
- * Where a free lands in @chunk: sets *@idx to the block's bit number, or
- * says why @off/@dma is not a block of it. Arithmetic only.
- */
-static __always_inline enum dg_bad_free free_decode(struct dg_pool *pool,
-						    struct dg_chunk *chunk,
-						    unsigned long off,
-						    dma_addr_t dma, u32 *idx)
-{
-	unsigned long in;
-	u32 slot;
-
-	if (likely(pool->stride_shift)) {
-		/* Power-of-two stride, no segments: every slot is a block. */
-		if (unlikely(off & (pool->stride - 1)))
-			return DG_BAD_MISALIGNED;
-		*idx = off >> pool->stride_shift;
-	} else {
-		in = off & pool->seg_mask;
-		slot = (u32)((in * pool->recip) >> DG_RECIP_SHIFT);
-		if (unlikely((unsigned long)slot * pool->stride != in ||
-			     slot >= pool->blocks_per_seg))
-			return DG_BAD_MISALIGNED;
-		*idx = (u32)(off >> pool->seg_shift) << pool->seg_bits | slot;
-	}
-	if (unlikely(chunk->blocks_dma + off != dma))
-		return DG_BAD_DMA;
-	return DG_FREE_OK;
-}
-
-static noinline __cold enum dg_bad_free pool_bad_free(struct dg_pool *pool,
-						      enum dg_bad_free bad,
-						      void __dma *vaddr,
-						      dma_addr_t dma,
-						      unsigned long flags)
-{
-	bool first;
-
-	spin_lock(&pool->lock);
-	pool->bad[bad]++;
-	first = !pool->reported;
-	pool->reported = true;
-	spin_unlock(&pool->lock);
-	dg_pcp_unlock(pool->pcp, flags);
-	dg_report_bad_free(pool->dev, first, pool->name, vaddr, dma,
-			   dg_bad_names[bad]);
-	return bad;
-}
-
-/* A free outside this CPU's previous chunk: find it in the table. */
-static noinline struct dg_chunk *pool_find_chunk(struct dg_pool *pool,
-						 struct dg_pcp *pcp,
-						 unsigned long addr)
-{
-	struct dg_chunk *chunk;
-
-	spin_lock(&pool->lock);
-	chunk = dg_table_find(&pool->table, addr);
-	if (chunk) {
-		pcp->last = chunk;
-		pcp->last_gen = pool->chunks_gen;
-	}
-	spin_unlock(&pool->lock);
-	return chunk;
-}
-
-/* Cache a freed block, flushing the oldest batch when the cache is full. */
-static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
-		    struct dg_chunk *chunk, u32 idx)
-{
-	if (unlikely(pcp->count == pool->pcp_high)) {
-		spin_lock(&pool->lock);
-		if (pool->pcp_high)
-			pcp_flush(pool, pcp, pool->pcp_batch);
-		else
-			chunk_put(pool, chunk, idx);
-		spin_unlock(&pool->lock);
-		if (!pool->pcp_high)
-			return;
-	}
-	pcp->e[pcp->count++] = (struct dg_pcp_entry){ .chunk = chunk,
-						      .idx = idx };
-}
-
-/**
- * dg_pool_free() - give a block back, after checking it is one
- * @pool: the pool
- * @vaddr: the block
- * @dma: its bus address
- *
- * Only arithmetic on out-of-line state decides; a free that is not of a
- * live block of this pool is counted, reported and not applied.
- *
- * Return: DG_FREE_OK, or what was wrong with the free.
- */
-enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
-			      dma_addr_t dma)
-{
-	unsigned long addr = dg_dma_addr(vaddr), flags, off;
-	struct dg_chunk *chunk;
-	enum dg_bad_free bad;
-	struct dg_pcp *pcp;
-	u32 idx = 0;
-
-	pcp = dg_pcp_lock(pool->pcp, flags);
-	/* Most frees land in the chunk of this CPU's previous one. */
-	chunk = pcp->last;
-	if (unlikely(!chunk || pcp->last_gen != READ_ONCE(pool->chunks_gen) ||
-		     addr - dg_dma_addr(chunk->blocks) >= chunk_size(pool))) {
-		chunk = pool_find_chunk(pool, pcp, addr);
-		if (!chunk)
-			return pool_bad_free(pool, DG_BAD_FOREIGN, vaddr, dma,
-					     flags);
-	}
-	off = addr - dg_dma_addr(chunk->blocks);
-	bad = free_decode(pool, chunk, off, dma, &idx);
-	/* The one decision a racing double free cannot slip past. */
-	if (likely(!bad) &&
-	    unlikely(!test_and_clear_bit(idx, chunk_live(pool, chunk))))
-		bad = DG_BAD_DOUBLE;
-	if (unlikely(bad))
-		return pool_bad_free(pool, bad, vaddr, dma, flags);
-	/*
-	 * init_on_free: zero before the block can be handed out again, so it
-	 * never is dirty. This is a debug-style option.
-	 */
-	if (dg_want_zero_on_free())
-		dg_dma_zero(vaddr, pool->size);
-	pcp_put(pool, pcp, chunk, idx);
-	dg_pcp_unlock(pool->pcp, flags);
-	return DG_FREE_OK;
-}
-
-/* Return this CPU's cached blocks to their chunks (dg_on_each_cpu()). */
-static void pcp_drain(void *arg)
-{
-	struct dg_pool *pool = arg;
-	struct dg_pcp *pcp;
-	unsigned long flags;
-
-	pcp = dg_pcp_lock(pool->pcp, flags);
-	spin_lock(&pool->lock);
-	pcp_flush(pool, pcp, pcp->count);
-	spin_unlock(&pool->lock);
-	dg_pcp_unlock(pool->pcp, flags);
-}
-
-/* Drop this CPU's "last" chunk (dg_on_each_cpu()). */
-static void pcp_forget(void *arg)
-{
-	struct dg_pool *pool = arg;
-	struct dg_pcp *pcp;
-	unsigned long flags;
-
-	pcp = dg_pcp_lock(pool->pcp, flags);
-	pcp->last = NULL;
-	dg_pcp_unlock(pool->pcp, flags);
-}
-
-/**
- * dg_pool_drain() - return the CPUs' cached free blocks to their chunks
- * @pool: the pool
- *
- * Context: process context; may sleep (visits every online CPU).
- */
-void dg_pool_drain(struct dg_pool *pool)
-{
-	if (pool->pcp_high)
-		dg_on_each_cpu(pcp_drain, pool);
 }
 
 /* After a reclaim: halve the chunk table while it is at most 1/8 full. */
@@ -890,7 +371,7 @@ static void pool_shrink_table(struct dg_pool *pool)
 	spin_lock_irqsave(&pool->lock, flags);
 	/* Chunks may have been added meanwhile: still at most half full? */
 	if (bits < pool->table.bits && (pool->table.used + 2) * 2 <= (1u << bits))
-		slots = pool_rehash(pool, slots, bits);
+		slots = dg_pool_rehash(pool, slots, bits);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	dg_kfree(slots);
 }
@@ -944,7 +425,7 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 	}
 	if (released)
 		WRITE_ONCE(pool->chunks_gen, pool->chunks_gen + 1);
-	pool_check(pool);
+	dg_pool_check(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
 
 	/*
@@ -954,7 +435,7 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 	 * (an offline CPU has none in flight).
 	 */
 	if (released)
-		dg_on_each_cpu(pcp_forget, pool);
+		dg_on_each_cpu(dg_pcp_forget, pool);
 	list_for_each_entry_safe(chunk, next, &victims, node)
 		chunk_destroy(pool, chunk);
 	if (released)
@@ -1016,11 +497,11 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
 	 */
 	dg_for_each_cpu(cpu) {
 		pcp = dg_percpu_ptr(pool->pcp, cpu);
-		pcp_flush(pool, pcp, pcp->count);
+		dg_pcp_flush(pool, pcp, pcp->count);
 	}
 	dg_plat_fini(&pool->plat);
 	dg_percpu_free(pool->pcp);
-	pool_check(pool);
+	dg_pool_check(pool);
 	chunks_destroy(pool, &pool->partial, &live, &kept);
 	chunks_destroy(pool, &pool->full, &live, &kept);
 	list_for_each_entry_safe(chunk, next, &pool->deferred, node)

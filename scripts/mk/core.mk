@@ -9,7 +9,7 @@
 # and libFuzzer-instrumented (fuzzer, built in fuzz.mk).
 
 KTOOLS		:= build/tools/linux/tools
-CORE_SRCS	:= c-core/pool.c c-core/chunk_table.c c-core/platform/user/chunk_mem.c \
+CORE_SRCS	:= c-core/pool.c c-core/pool_alloc.c c-core/chunk_table.c c-core/platform/user/chunk_mem.c \
 		   $(KTOOLS)/lib/find_bit.c
 CORE_HDRS	:= $(wildcard c-core/*.h c-core/platform/user/*.h) \
 		   $(wildcard abi/include/dmaguard/*.h)

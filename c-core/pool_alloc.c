@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pool's hot paths: allocation and free through the per-CPU caches,
+ * and what refills and flushes them (see pool.c for the design and the
+ * locking rules).
+ */
+#include "pool_internal.h"
+
+static const char * const dg_bad_names[DG_BAD_NR] = {
+	[DG_BAD_FOREIGN] = "pointer not from this pool",
+	[DG_BAD_MISALIGNED] = "pointer not at a block start",
+	[DG_BAD_DMA] = "dma handle does not match the block",
+	[DG_BAD_DOUBLE] = "block already free (double free)",
+};
+
+/* Offset of block @idx from the chunk's first block. */
+static __always_inline unsigned long block_offset(const struct dg_pool *pool,
+						  u32 idx)
+{
+	if (likely(pool->stride_shift))
+		return (unsigned long)idx << pool->stride_shift;
+	return ((unsigned long)(idx >> pool->seg_bits) << pool->seg_shift) +
+	       (unsigned long)(idx & pool->slot_mask) * pool->stride;
+}
+
+/* Take the lowest free block of @chunk; returns its bit number. */
+static __always_inline u32 chunk_take(struct dg_pool *pool,
+				      struct dg_chunk *chunk)
+	__must_hold(&pool->lock)
+{
+	unsigned long word = chunk->map[chunk->hint];
+	u32 idx = chunk->hint * BITS_PER_LONG + __ffs(word);
+
+	dg_assert(word);
+	__clear_bit(idx, chunk->map);
+	if (unlikely(chunk_is_empty(pool, chunk)))
+		pool->nr_empty--;
+	pool->in_use++;
+	if (!--chunk->nr_free) {
+		list_move(&chunk->node, &pool->full);
+		chunk->hint = 0;
+	} else if (!(word & (word - 1))) {
+		/* That was the word's last free block. */
+		chunk->hint = find_next_bit(chunk->map, pool->map_bits,
+					    idx + 1) / BITS_PER_LONG;
+	}
+	return idx;
+}
+
+/*
+ * Give a block back to its chunk: a chunk that was full rejoins the
+ * partial list at the head, one that empties moves to the tail, where
+ * reclaim finds it.
+ */
+static void chunk_put(struct dg_pool *pool, struct dg_chunk *chunk, u32 idx)
+	__must_hold(&pool->lock)
+{
+	u32 w = idx / BITS_PER_LONG;
+
+	__set_bit(idx, chunk->map);
+	if (w < chunk->hint || !chunk->nr_free)
+		chunk->hint = w;
+	pool->in_use--;
+	if (!chunk->nr_free++)
+		list_move(&chunk->node, &pool->partial);
+	if (unlikely(chunk_is_empty(pool, chunk))) {
+		chunk->empty_since = dg_now();
+		list_move_tail(&chunk->node, &pool->partial);
+		pool->nr_empty++;
+		dg_plat_reclaim_kick(&pool->plat, pool->nr_empty);
+	}
+}
+
+/* The block, live now, as its driver gets it; called without locks. */
+static __always_inline void __dma *block_hand_out(struct dg_pool *pool,
+						  struct dg_chunk *chunk,
+						  u32 idx, gfp_t gfp,
+						  dma_addr_t *dma)
+{
+	unsigned long off = block_offset(pool, idx);
+	char __dma *mem = chunk->blocks + off;
+
+	*dma = chunk->blocks_dma + off;
+	if (dg_want_zero(gfp))
+		dg_dma_zero(mem, pool->size);
+	return mem;
+}
+
+/*
+ * Refill @pcp with up to a batch of blocks from the partial chunks, so
+ * that they come out in ascending order (fresh chunks hand out blocks
+ * in address order, as mainline's do).
+ */
+static void pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
+	__must_hold(&pool->lock)
+{
+	u32 n = min(pool->pcp_batch, pool->pcp_high - pcp->count), i;
+	struct dg_chunk *chunk;
+
+	for (i = 0; i < n && !list_empty(&pool->partial); i++) {
+		chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
+		pcp->e[pcp->count + n - 1 - i] = (struct dg_pcp_entry){
+			.chunk = chunk, .idx = chunk_take(pool, chunk),
+		};
+	}
+	if (i < n)	/* the chunks ran dry: close the gap */
+		memmove(&pcp->e[pcp->count], &pcp->e[pcp->count + n - i],
+			i * sizeof(pcp->e[0]));
+	pcp->count += i;
+}
+
+/* Give the @n oldest blocks of @pcp back to their chunks. */
+void dg_pcp_flush(struct dg_pool *pool, struct dg_pcp *pcp, u32 n)
+	__must_hold(&pool->lock)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		chunk_put(pool, pcp->e[i].chunk, pcp->e[i].idx);
+	pcp->count -= n;
+	memmove(&pcp->e[0], &pcp->e[n], pcp->count * sizeof(pcp->e[0]));
+}
+
+/* Room for one more chunk in the table, growing it outside the lock. */
+static bool pool_table_room(struct dg_pool *pool, gfp_t gfp)
+{
+	struct dg_chunk_slot *slots, *unused = NULL;
+	unsigned long flags;
+	bool ok = true;
+	u32 bits;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	while (!dg_table_has_room(&pool->table)) {
+		bits = pool->table.bits + 1;
+		spin_unlock_irqrestore(&pool->lock, flags);
+		dg_kfree(unused);
+		slots = dg_kzalloc_node(sizeof(*slots) << bits, gfp, pool->node);
+		spin_lock_irqsave(&pool->lock, flags);
+		if (!slots) {
+			/*
+			 * Over half full is slower, not wrong: go on while a
+			 * slot stays empty to end every probe.
+			 */
+			unused = NULL;
+			ok = dg_table_can_insert(&pool->table);
+			break;
+		}
+		/* Another CPU may have grown it meanwhile. */
+		unused = bits > pool->table.bits ?
+			 dg_pool_rehash(pool, slots, bits) : slots;
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	dg_kfree(unused);
+	return ok;
+}
+
+/*
+ * No chunk has a free block: add one, and take the caller's block from
+ * it at once, so that other CPUs cannot leave the caller empty-handed.
+ * Called without locks (as mainline, chunk memory is allocated with
+ * none held).
+ */
+static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
+				      dma_addr_t *dma)
+{
+	struct dg_chunk *chunk;
+	unsigned long flags;
+	u32 idx;
+
+	chunk = dg_chunk_create(pool, gfp);
+	if (!chunk)
+		return NULL;
+	for (;;) {
+		if (!pool_table_room(pool, gfp)) {
+			dg_chunk_drop(pool, chunk, gfp);
+			return NULL;
+		}
+		spin_lock_irqsave(&pool->lock, flags);
+		if (dg_table_can_insert(&pool->table))
+			break;
+		spin_unlock_irqrestore(&pool->lock, flags);	/* taken meanwhile */
+	}
+	dg_table_insert(&pool->table, chunk);
+	list_add(&chunk->node, &pool->partial);
+	pool->nr_chunks++;
+	pool->nr_empty++;
+	pool->chunks_allocated++;
+	pool->meta_bytes += dg_ksize(chunk);
+	idx = chunk_take(pool, chunk);
+	set_bit(idx, chunk_live(pool, chunk));
+	dg_pool_check(pool);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return block_hand_out(pool, chunk, idx, gfp, dma);
+}
+
+/* This CPU's cache is empty: a block for the caller, a batch for later. */
+static noinline void __dma *pool_alloc_refill(struct dg_pool *pool,
+					      struct dg_pcp *pcp, gfp_t gfp,
+					      dma_addr_t *dma,
+					      unsigned long flags)
+{
+	struct dg_chunk *chunk;
+	u32 idx;
+
+	spin_lock(&pool->lock);
+	if (unlikely(list_empty(&pool->partial))) {
+		spin_unlock(&pool->lock);
+		dg_pcp_unlock(pool->pcp, flags);
+		return pool_grow(pool, gfp, dma);
+	}
+	chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
+	idx = chunk_take(pool, chunk);
+	set_bit(idx, chunk_live(pool, chunk));
+	pcp_refill(pool, pcp);
+	spin_unlock(&pool->lock);
+	dg_pcp_unlock(pool->pcp, flags);
+	return block_hand_out(pool, chunk, idx, gfp, dma);
+}
+
+/**
+ * dg_pool_alloc() - allocate one block
+ * @pool: the pool
+ * @gfp: allocation flags for a new chunk; __GFP_ZERO zeroes the block
+ * @dma: where the block's bus address goes
+ *
+ * Return: the block, or NULL when no chunk could be had.
+ */
+void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
+{
+	struct dg_pcp_entry e;
+	struct dg_pcp *pcp;
+	unsigned long flags;
+
+	might_alloc(gfp);
+	pcp = dg_pcp_lock(pool->pcp, flags);
+	if (unlikely(!pcp->count))
+		return pool_alloc_refill(pool, pcp, gfp, dma, flags);
+	e = pcp->e[--pcp->count];
+	set_bit(e.idx, chunk_live(pool, e.chunk));
+	dg_pcp_unlock(pool->pcp, flags);
+	return block_hand_out(pool, e.chunk, e.idx, gfp, dma);
+}
+
+/*
+ * Where a free lands in @chunk: sets *@idx to the block's bit number, or
+ * says why @off/@dma is not a block of it. Arithmetic only.
+ */
+static __always_inline enum dg_bad_free free_decode(struct dg_pool *pool,
+						    struct dg_chunk *chunk,
+						    unsigned long off,
+						    dma_addr_t dma, u32 *idx)
+{
+	unsigned long in;
+	u32 slot;
+
+	if (likely(pool->stride_shift)) {
+		/* Power-of-two stride, no segments: every slot is a block. */
+		if (unlikely(off & (pool->stride - 1)))
+			return DG_BAD_MISALIGNED;
+		*idx = off >> pool->stride_shift;
+	} else {
+		in = off & pool->seg_mask;
+		slot = (u32)((in * pool->recip) >> DG_RECIP_SHIFT);
+		if (unlikely((unsigned long)slot * pool->stride != in ||
+			     slot >= pool->blocks_per_seg))
+			return DG_BAD_MISALIGNED;
+		*idx = (u32)(off >> pool->seg_shift) << pool->seg_bits | slot;
+	}
+	if (unlikely(chunk->blocks_dma + off != dma))
+		return DG_BAD_DMA;
+	return DG_FREE_OK;
+}
+
+static noinline __cold enum dg_bad_free pool_bad_free(struct dg_pool *pool,
+						      enum dg_bad_free bad,
+						      void __dma *vaddr,
+						      dma_addr_t dma,
+						      unsigned long flags)
+{
+	bool first;
+
+	spin_lock(&pool->lock);
+	pool->bad[bad]++;
+	first = !pool->reported;
+	pool->reported = true;
+	spin_unlock(&pool->lock);
+	dg_pcp_unlock(pool->pcp, flags);
+	dg_report_bad_free(pool->dev, first, pool->name, vaddr, dma,
+			   dg_bad_names[bad]);
+	return bad;
+}
+
+/* A free outside this CPU's previous chunk: find it in the table. */
+static noinline struct dg_chunk *pool_find_chunk(struct dg_pool *pool,
+						 struct dg_pcp *pcp,
+						 unsigned long addr)
+{
+	struct dg_chunk *chunk;
+
+	spin_lock(&pool->lock);
+	chunk = dg_table_find(&pool->table, addr);
+	if (chunk) {
+		pcp->last = chunk;
+		pcp->last_gen = pool->chunks_gen;
+	}
+	spin_unlock(&pool->lock);
+	return chunk;
+}
+
+/* Cache a freed block, flushing the oldest batch when the cache is full. */
+static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
+		    struct dg_chunk *chunk, u32 idx)
+{
+	if (unlikely(pcp->count == pool->pcp_high)) {
+		spin_lock(&pool->lock);
+		if (pool->pcp_high)
+			dg_pcp_flush(pool, pcp, pool->pcp_batch);
+		else
+			chunk_put(pool, chunk, idx);
+		spin_unlock(&pool->lock);
+		if (!pool->pcp_high)
+			return;
+	}
+	pcp->e[pcp->count++] = (struct dg_pcp_entry){ .chunk = chunk,
+						      .idx = idx };
+}
+
+/**
+ * dg_pool_free() - give a block back, after checking it is one
+ * @pool: the pool
+ * @vaddr: the block
+ * @dma: its bus address
+ *
+ * Only arithmetic on out-of-line state decides; a free that is not of a
+ * live block of this pool is counted, reported and not applied.
+ *
+ * Return: DG_FREE_OK, or what was wrong with the free.
+ */
+enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
+			      dma_addr_t dma)
+{
+	unsigned long addr = dg_dma_addr(vaddr), flags, off;
+	struct dg_chunk *chunk;
+	enum dg_bad_free bad;
+	struct dg_pcp *pcp;
+	u32 idx = 0;
+
+	pcp = dg_pcp_lock(pool->pcp, flags);
+	/* Most frees land in the chunk of this CPU's previous one. */
+	chunk = pcp->last;
+	if (unlikely(!chunk || pcp->last_gen != READ_ONCE(pool->chunks_gen) ||
+		     addr - dg_dma_addr(chunk->blocks) >= chunk_size(pool))) {
+		chunk = pool_find_chunk(pool, pcp, addr);
+		if (!chunk)
+			return pool_bad_free(pool, DG_BAD_FOREIGN, vaddr, dma,
+					     flags);
+	}
+	off = addr - dg_dma_addr(chunk->blocks);
+	bad = free_decode(pool, chunk, off, dma, &idx);
+	/* The one decision a racing double free cannot slip past. */
+	if (likely(!bad) &&
+	    unlikely(!test_and_clear_bit(idx, chunk_live(pool, chunk))))
+		bad = DG_BAD_DOUBLE;
+	if (unlikely(bad))
+		return pool_bad_free(pool, bad, vaddr, dma, flags);
+	/*
+	 * init_on_free: zero before the block can be handed out again, so it
+	 * never is dirty. This is a debug-style option.
+	 */
+	if (dg_want_zero_on_free())
+		dg_dma_zero(vaddr, pool->size);
+	pcp_put(pool, pcp, chunk, idx);
+	dg_pcp_unlock(pool->pcp, flags);
+	return DG_FREE_OK;
+}
+
+/* Return this CPU's cached blocks to their chunks (dg_on_each_cpu()). */
+static void pcp_drain(void *arg)
+{
+	struct dg_pool *pool = arg;
+	struct dg_pcp *pcp;
+	unsigned long flags;
+
+	pcp = dg_pcp_lock(pool->pcp, flags);
+	spin_lock(&pool->lock);
+	dg_pcp_flush(pool, pcp, pcp->count);
+	spin_unlock(&pool->lock);
+	dg_pcp_unlock(pool->pcp, flags);
+}
+
+/* Drop this CPU's "last" chunk (dg_on_each_cpu()). */
+void dg_pcp_forget(void *arg)
+{
+	struct dg_pool *pool = arg;
+	struct dg_pcp *pcp;
+	unsigned long flags;
+
+	pcp = dg_pcp_lock(pool->pcp, flags);
+	pcp->last = NULL;
+	dg_pcp_unlock(pool->pcp, flags);
+}
+
+/**
+ * dg_pool_drain() - return the CPUs' cached free blocks to their chunks
+ * @pool: the pool
+ *
+ * Context: process context; may sleep (visits every online CPU).
+ */
+void dg_pool_drain(struct dg_pool *pool)
+{
+	if (pool->pcp_high)
+		dg_on_each_cpu(pcp_drain, pool);
+}
+

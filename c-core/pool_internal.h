@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The pool's private structures and the few functions its two files
+ * share: pool.c (life cycle, chunks, reclaim, statistics) and
+ * pool_alloc.c (the hot paths: allocation, free, per-CPU caches).
+ */
+#ifndef _DMAGUARD_CORE_POOL_INTERNAL_H
+#define _DMAGUARD_CORE_POOL_INTERNAL_H
+
+#include "pool.h"
+#include "chunk.h"
+#include "chunk_table.h"
+
+/*
+ * Chunk sizes: at least DG_CHUNK_MIN_BLOCKS blocks a chunk, so that the
+ * chunk lists move rarely, within [DG_CHUNK_MIN, DG_CHUNK_MAX].
+ */
+#define DG_CHUNK_MIN		(2 * DG_PAGE_SIZE)
+#define DG_CHUNK_MAX		(64 * 1024ul)
+#define DG_CHUNK_MIN_BLOCKS	32
+#define DG_BLOCK_MAX		(1024 * 1024ul)
+
+/*
+ * offset / stride == (offset * recip) >> DG_RECIP_SHIFT exactly whenever
+ * offset * stride < 2^DG_RECIP_SHIFT; offsets and strides stay below
+ * 2^21 (DG_BLOCK_MAX, chunk at most twice that), so 42 bits suffice and
+ * offset * recip stays below 2^64.
+ */
+#define DG_RECIP_SHIFT		42
+
+/*
+ * Per-CPU caches of free blocks: at most DG_PCP_MAX blocks and
+ * DG_PCP_BYTES of them a CPU, moved to and from the chunks in batches of
+ * half that, so that a CPU takes the pool lock once per batch.
+ */
+#define DG_PCP_MAX		32
+#define DG_PCP_BYTES		(16 * 1024ul)
+
+/* A free block in a CPU's cache. */
+struct dg_pcp_entry {
+	struct dg_chunk *chunk;
+	u32 idx;
+};
+
+/*
+ * A CPU's cache: the top of e[] is handed out next. @last is the chunk of
+ * this CPU's previous free, valid while @last_gen is the pool's
+ * chunks_gen (a reclaim that frees chunks moves it on).
+ */
+struct dg_pcp {
+	struct dg_cpu_lock cpu_lock;
+	struct dg_chunk *last;
+	u32 last_gen;
+	u32 count;
+	struct dg_pcp_entry e[DG_PCP_MAX];
+};
+
+struct dg_pool {
+	spinlock_t lock;		/* see "Locking" above */
+	struct list_head partial;
+	struct list_head full;
+	struct list_head deferred;	/* chunks to free in process context */
+	struct dg_chunk_table table;
+	/* Counters: statistics are read from these, never from a walk. */
+	u64 in_use;			/* blocks out of their chunks */
+	u32 nr_chunks;
+	u32 nr_empty;			/* chunks with every block free */
+	u32 nr_parked;			/* allocations on the deferred list */
+	u64 chunks_allocated;
+	u64 chunks_released;
+	u64 meta_bytes;
+	u64 bad[DG_BAD_NR];
+	bool reported;			/* first bad free reported in full */
+
+	/* Read without the lock: geometry, fixed at creation, and the gen. */
+	struct dg_pcp __percpu *pcp;
+	u32 pcp_high;		/* blocks a CPU may cache; 0: no caches */
+	u32 pcp_batch;		/* blocks moved at once */
+	u32 chunks_gen;		/* moves on when chunks are freed */
+	u32 size;
+	u32 stride;
+	u32 chunk_shift;
+	u32 seg_shift;		/* log2 of the segment size */
+	u32 seg_bits;		/* bit number = segment << seg_bits | slot */
+	u32 slot_mask;		/* (1 << seg_bits) - 1 */
+	/* >0: power-of-two stride, no segments; offset = index << this. */
+	u32 stride_shift;
+	unsigned long seg_mask;	/* segment size - 1 */
+	unsigned long bus_align; /* bus alignment of a chunk's first block */
+	u32 blocks_per_seg;
+	u32 blocks_per_chunk;
+	u32 map_bits;
+	u32 map_words;
+	u64 recip;
+	unsigned long *map_full;	/* bitmap of a fresh chunk */
+
+	void *dev;
+	int node;
+	char name[DG_POOL_NAME_LEN];
+	struct dg_pool_plat plat;	/* the platform's: reclaim, registry */
+};
+
+static inline unsigned long chunk_size(const struct dg_pool *pool)
+{
+	return 1ul << pool->chunk_shift;
+}
+
+static inline bool chunk_is_empty(const struct dg_pool *pool,
+				  const struct dg_chunk *chunk)
+{
+	return chunk->nr_free == pool->blocks_per_chunk;
+}
+
+static inline unsigned long *chunk_live(const struct dg_pool *pool,
+					struct dg_chunk *chunk)
+{
+	return chunk->map + pool->map_words;
+}
+
+#ifdef DG_DEBUG
+void dg_pool_check(struct dg_pool *pool);
+#else
+static inline void dg_pool_check(struct dg_pool *pool)
+{
+}
+#endif
+
+struct dg_chunk *dg_chunk_create(struct dg_pool *pool, gfp_t gfp);
+void dg_chunk_drop(struct dg_pool *pool, struct dg_chunk *chunk, gfp_t gfp);
+struct dg_chunk_slot *dg_pool_rehash(struct dg_pool *pool,
+				     struct dg_chunk_slot *slots, u32 bits);
+void dg_pcp_flush(struct dg_pool *pool, struct dg_pcp *pcp, u32 n);
+void dg_pcp_forget(void *arg);
+
+#endif /* _DMAGUARD_CORE_POOL_INTERNAL_H */
