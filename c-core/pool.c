@@ -548,6 +548,7 @@ void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 	st->chunks_allocated = pool->chunks_allocated;
 	st->chunks_released = pool->chunks_released;
 	st->meta_bytes = pool->meta_bytes;
+	st->pcp_bytes = (u64)dg_nr_cpus() * sizeof(struct dg_pcp);
 	for (i = 0; i < DG_BAD_NR; i++)
 		st->bad_frees[i] = pool->bad[i];
 	spin_unlock_irqrestore(&pool->lock, flags);

@@ -38,6 +38,7 @@ struct dg_pool_stats {
 	u64 chunks_allocated;	/* since creation */
 	u64 chunks_released;	/* since creation */
 	u64 meta_bytes;		/* out-of-line bookkeeping, allocator sizes */
+	u64 pcp_bytes;		/* the per-CPU caches, a fixed cost per pool */
 	u64 bad_frees[DG_BAD_NR];
 };
 

@@ -90,6 +90,7 @@ struct dg_cpu_lock {
 #define dg_percpu_free(p)		free_percpu(p)
 #define dg_percpu_ptr(p, cpu)		per_cpu_ptr(p, cpu)
 #define dg_for_each_cpu(cpu)		for_each_possible_cpu(cpu)
+#define dg_nr_cpus()			num_possible_cpus()
 #define dg_pcp_lock(pcp, flags) ({					\
 	typeof(pcp) _pcp = (pcp);					\
 	local_lock_irqsave(&_pcp->cpu_lock.l, flags);			\

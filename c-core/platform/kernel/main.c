@@ -134,14 +134,15 @@ static int dg_pools_show(struct seq_file *m, void *v)
 	struct dg_pool_plat *plat;
 	struct dg_pool_stats st;
 
-	seq_puts(m, "name size stride chunk_size blocks_in_use blocks_total chunks chunks_empty chunks_released meta_bytes bad_foreign bad_misaligned bad_dma bad_double\n");
+	seq_puts(m, "name size stride chunk_size blocks_in_use blocks_total chunks chunks_empty chunks_released meta_bytes pcp_bytes bad_foreign bad_misaligned bad_dma bad_double\n");
 	mutex_lock(&dg_pools_lock);
 	list_for_each_entry(plat, &dg_pools, registry) {
 		dg_pool_get_stats(dg_pool_from_plat(plat), &st);
-		seq_printf(m, "%s %u %u %u %llu %llu %u %u %llu %llu %llu %llu %llu %llu\n",
+		seq_printf(m, "%s %u %u %u %llu %llu %u %u %llu %llu %llu %llu %llu %llu %llu\n",
 			   st.name, st.size, st.stride, st.chunk_size,
 			   st.blocks_in_use, st.blocks_total, st.chunks,
 			   st.chunks_empty, st.chunks_released, st.meta_bytes,
+			   st.pcp_bytes,
 			   st.bad_frees[DG_BAD_FOREIGN],
 			   st.bad_frees[DG_BAD_MISALIGNED],
 			   st.bad_frees[DG_BAD_DMA], st.bad_frees[DG_BAD_DOUBLE]);

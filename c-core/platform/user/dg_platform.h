@@ -153,6 +153,7 @@ struct dg_cpu_lock {
 #define dg_percpu_free(p)		dg_user_percpu_free(p)
 #define dg_percpu_ptr(p, cpu)		(&(p)[cpu])
 #define dg_for_each_cpu(cpu)		for ((cpu) = 0; (cpu) < DG_USER_CPUS; (cpu)++)
+#define dg_nr_cpus()			DG_USER_CPUS
 
 void *dg_user_percpu_alloc(size_t size);
 void dg_user_percpu_free(void *p);
