@@ -1,16 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # VM harness (scripts/vm/): every spec in tests/vm/*.vmtest and
-# tests/vm/report/*.vmtest boots once per kernel in QEMU (TCG). Spec format
-# and verdict rules: scripts/vm/vmtest.py. Full serial logs: build/vm/<kver>/.
+# tests/vm/report/*.vmtest boots once per kernel in QEMU (TCG), and once per
+# DMA backend of its "backends:" line. Spec format, backends and verdict
+# rules: scripts/vm/vmtest.py. Full serial logs: build/vm/<kver>/.
 #
-#   make check-vm       all specs on all kernels + harness self-test
-#                       (KVER= one kernel, VM_SELFTEST=0 skips the self-test,
-#                       VM_JOBS= parallel boots, default: CPU count)
+#   make check-vm       all specs on all kernels + harness self-test and
+#                       planted regressions (KVER= one kernel, BACKEND= some
+#                       DMA backends, e.g. BACKEND=iommu-strict,
+#                       VM_SELFTEST=0 skips the self-test and the planted
+#                       regressions, VM_JOBS= parallel boots, default: CPU
+#                       count)
 #   make run            the dmaguard report: tests/vm/report/*.vmtest on every
 #                       kernel, printing their "REPORT ..." lines
 #   make vm-selftest    only the harness self-test (planted failures)
-#   make vm-spec SPEC=tests/vm/x.vmtest [KVER=]   boot one spec, print results
+#   make vm-planted     only the planted core regressions (scripts/vm/planted.sh)
+#   make vm-spec SPEC=tests/vm/x.vmtest [KVER=] [BACKEND=]   boot one spec
+#                       (under each of its backends, or those named), print
+#                       results
 #
 # Every boot loads the test flavour of the modules (make modules-test,
 # build/kernel/<kver>/test/ko: dmaguard.ko with its test hooks and
@@ -24,9 +31,9 @@ VM_BIN_DIR	:= $(BUILD)/vm-bin
 vm_ko_dir	= $(BUILD)/vm-ko/$(1)
 VM_DEPS		?=
 CHECK_GROUPS	+= vm
-export VM_BIN_DIR VM_JOBS VM_SELFTEST
+export VM_BIN_DIR VM_JOBS VM_SELFTEST BACKEND
 
-.PHONY: check-vm run vm-selftest vm-spec vm-deps
+.PHONY: check-vm run vm-selftest vm-planted vm-spec vm-deps
 vm-deps: deps
 	$(if $(strip $(VM_DEPS)),@$(MAKE) --no-print-directory $(VM_DEPS))
 
@@ -41,6 +48,9 @@ run: vm-deps modules-test
 vm-selftest: deps
 	@scripts/vm/selftest.sh
 
+vm-planted: vm-deps modules-test
+	@scripts/vm/planted.sh
+
 vm-spec: vm-deps modules-test
-	@test -n "$(SPEC)" || { echo "usage: make vm-spec SPEC=tests/vm/<name>.vmtest" >&2; exit 2; }
+	@test -n "$(SPEC)" || { echo "usage: make vm-spec SPEC=tests/vm/<name>.vmtest [KVER=...] [BACKEND=...]" >&2; exit 2; }
 	@scripts/vm/run-spec.sh $(SPEC)

@@ -3,15 +3,20 @@
 #
 # `make check-vm`: boot every VM test spec (tests/vm/*.vmtest and
 # tests/vm/report/*.vmtest) on every kernel (scripts/kernels.sh; KVER= for
-# one), plus the harness self-test (scripts/vm/selftest.sh, on the newest
-# kernel; VM_SELFTEST=0 skips it), VM_JOBS boots at a time, and write
+# one), once per DMA backend of its "backends:" line (BACKEND= keeps only
+# those named), plus the harness self-test (scripts/vm/selftest.sh) and the
+# planted regressions (scripts/vm/planted.sh), both on the newest kernel
+# (VM_SELFTEST=0 skips both), VM_JOBS boots at a time, and write
 # build/results/vm:
 #
 #   ok - vm/<kver>/modules            test flavour built (dmaguard.ko with
 #                                     the test hooks, tests/kmod/)
 #   ok - vm/<kver>/<spec>             boot and log verdict of one spec
+#   ok - vm/<kver>/<spec>@<backend>   the same under a DMA backend (direct
+#                                     boots keep the plain name)
 #   ok - vm/<kver>/<spec>/<case>      each test: step and each KTAP case
 #   ok - vm-harness/<fixture>: ...    the harness caught a planted failure
+#   ok - vm-planted/<case>: ...       a planted core bug turned a spec red
 #
 # Spec format and verdict rules: scripts/vm/vmtest.py. Logs: build/vm/<kver>/.
 set -euo pipefail
@@ -29,6 +34,10 @@ if [ ${#kernels[@]} -eq 0 ]; then
 	exit 1
 fi
 mapfile -t specs < <(vm_specs; vm_specs report)
+declare -A boots		# spec -> its boot names (vm_boots)
+for s in "${specs[@]}"; do
+	boots[$s]=$(vm_boots "$s" "$top/tests/vm/$s.vmtest")
+done
 selftest_kver=${kernels[-1]}
 selftest=${VM_SELFTEST:-1}
 
@@ -43,15 +52,20 @@ if [ "$selftest" = 1 ] && ! "$top/scripts/vm/selftest.sh" prepare "$selftest_kve
 	echo "not ok - vm-harness/build # harness fixtures did not build" >> "$results"
 	selftest=0
 fi
+# A planted case that does not build is judged (red) with the others.
+[ "$selftest" = 1 ] && "$top/scripts/vm/planted.sh" prepare "$selftest_kver" >&2
 
 {
 	[ "$selftest" = 1 ] && "$top/scripts/vm/selftest.sh" jobs "$selftest_kver"
+	[ "$selftest" = 1 ] && "$top/scripts/vm/planted.sh" jobs "$selftest_kver"
 	for kver in "${kernels[@]}"; do
 		[ -n "${built[$kver]:-}" ] || continue
 		for s in "${specs[@]}"; do
-			rm -f "$vm_out/$kver/$s.results"
-			vm_job "$kver" "$s" "$top/tests/vm/$s.vmtest" \
-				"$top/build/kernel/$kver/test/ko"
+			for n in ${boots[$s]}; do
+				rm -f "$vm_out/$kver/$n.results"
+				vm_job "$kver" "$n" "$top/tests/vm/$s.vmtest" \
+					"$top/build/kernel/$kver/test/ko"
+			done
 		done
 	done
 } | vm_run_jobs
@@ -60,16 +74,23 @@ for kver in "${kernels[@]}"; do
 	if [ -z "${built[$kver]:-}" ]; then
 		echo "not ok - vm/$kver/modules # build failed: make modules KVER=$kver" >> "$results"
 		for s in "${specs[@]}"; do
-			echo "not ok - vm/$kver/$s # not booted: modules did not build" >> "$results"
+			for n in ${boots[$s]}; do
+				echo "not ok - vm/$kver/$n # not booted: modules did not build" >> "$results"
+			done
 		done
 		continue
 	fi
 	echo "ok - vm/$kver/modules" >> "$results"
 	for s in "${specs[@]}"; do
-		vm_results "$kver" "$s" >> "$results"
+		for n in ${boots[$s]}; do
+			vm_results "$kver" "$n" >> "$results"
+		done
 	done
 done
-[ "$selftest" = 1 ] && "$top/scripts/vm/selftest.sh" judge "$selftest_kver" >> "$results"
+if [ "$selftest" = 1 ]; then
+	"$top/scripts/vm/selftest.sh" judge "$selftest_kver" >> "$results"
+	"$top/scripts/vm/planted.sh" judge "$selftest_kver" >> "$results"
+fi
 
 grep '^not ok' "$results" >&2 || true
 echo "check-vm: $(grep -c '^ok' "$results") ok, $(grep -c '^not ok' "$results")" \

@@ -14,14 +14,36 @@ vm_run_jobs() {
 	xargs -d '\n' -r -P "${VM_JOBS:-$(nproc)}" -I{} bash -c '{} >/dev/null' || true
 }
 
-# vm_job KVER NAME SPEC KO_DIR...: print the command line of one boot.
+# vm_job KVER NAME SPEC KO_DIR...: print the command line of one boot. A
+# NAME of vm_boots' form "<name>@<backend>" boots under that DMA backend.
+# A module in a later KO_DIR replaces one of the same name in an earlier.
 vm_job() {
 	local kver=$1 name=$2 spec=$3 d
 	shift 3
 	printf '%q ' python3 "$vmtest" --kver "$kver" --name "$name" \
 		--out "$vm_out/$kver" --bin-dir "$vm_bin"
+	[[ $name != *@* ]] || printf '%q ' --backend "${name##*@}"
 	for d in "$@"; do printf '%q ' --ko-dir "$d"; done
 	printf '%q\n' "$spec"
+}
+
+# vm_boots NAME SPEC: the boots of a spec, one name per DMA backend of its
+# "backends:" line (vmtest.py; default: direct): NAME for direct,
+# NAME@<backend> for the others. $BACKEND (space-separated backend names,
+# `make ... BACKEND=`) keeps only those backends.
+vm_boots() {
+	local b
+	for b in $(python3 "$vmtest" --list-backends "$2"); do
+		case " ${BACKEND:-$b} " in
+		*" $b "*) ;;
+		*) continue ;;
+		esac
+		if [ "$b" = direct ]; then
+			echo "$1"
+		else
+			echo "$1@$b"
+		fi
+	done
 }
 
 # vm_results KVER NAME: the result lines of one boot, or a "not ok" line if
@@ -45,6 +67,31 @@ vm_specs() {
 		f=${f#"$top/tests/vm/"}
 		echo "${f%.vmtest}"
 	done
+}
+
+# vm_fixture_main ARGS...: the command line of a fixture script (selftest.sh,
+# planted.sh) that defines prepare, jobs and judge (each taking KVER):
+#   SCRIPT [KVER]                 all three on KVER (default: the newest
+#                                 kernel), print the judged lines, exit 1 on
+#                                 any "not ok"
+#   SCRIPT prepare|jobs|judge KVER   one of them (check-vm runs the jobs in
+#                                 its pool of boots)
+vm_fixture_main() {
+	local kver out
+	case ${1:-all} in
+	prepare|jobs|judge)
+		[ $# -eq 2 ] || { echo "usage: $0 $1 KVER" >&2; exit 2; }
+		"$1" "$2" ;;
+	*)
+		kver=${1:-$("$top/scripts/kernels.sh" | tail -n1)}
+		[ "$kver" != all ] || kver=$("$top/scripts/kernels.sh" | tail -n1)
+		vm_lock
+		prepare "$kver"
+		jobs "$kver" | vm_run_jobs
+		out=$(judge "$kver")
+		echo "$out"
+		! grep -q '^not ok' <<<"$out" ;;
+	esac
 }
 
 # vm_lock: serialise whole harness runs (check-vm, run, vm-spec, vm-selftest)

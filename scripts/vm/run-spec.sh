@@ -1,34 +1,38 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot one or more spec files on every kernel (KVER= for one) with the
-# modules of `make modules DMAGUARD_TEST_HOOKS=1` (the test flavour), and
-# print their result lines. For developing a spec: `make vm-spec
-# SPEC=tests/vm/<name>.vmtest`.
+# Boot one or more spec files on every kernel (KVER= for one), once per DMA
+# backend of their "backends:" line (BACKEND= for some), with the modules
+# of `make modules DMAGUARD_TEST_HOOKS=1` (the test flavour), and print
+# their result lines. For developing a spec:
+# `make vm-spec SPEC=tests/vm/<name>.vmtest [KVER=...] [BACKEND=...]`.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ $# -gt 0 ] || { echo "usage: $0 SPEC.vmtest..." >&2; exit 2; }
 vm_lock
 mapfile -t kernels < <("$top/scripts/kernels.sh")
-names=()
+boots=()		# "<boot name>:<spec path>"
 for spec in "$@"; do
 	[ -f "$spec" ] || { echo "run-spec: no such spec: $spec" >&2; exit 2; }
 	spec=$(cd "$(dirname "$spec")" && pwd)/$(basename "$spec")
 	n=${spec#"$top/tests/vm/"}
 	n=${n%.vmtest}
 	n=${n#/}
-	names+=("$n:$spec")
+	for b in $(vm_boots "$n" "$spec"); do
+		boots+=("$b:$spec")
+	done
 done
+[ ${#boots[@]} -gt 0 ] || { echo "run-spec: no spec lists BACKEND=$BACKEND" >&2; exit 2; }
 for kver in "${kernels[@]}"; do
-	for ns in "${names[@]}"; do
+	for ns in "${boots[@]}"; do
 		rm -f "$vm_out/$kver/${ns%%:*}.results"
 		vm_job "$kver" "${ns%%:*}" "${ns#*:}" "$top/build/kernel/$kver/test/ko"
 	done
 done | vm_run_jobs
 rc=0
 for kver in "${kernels[@]}"; do
-	for ns in "${names[@]}"; do
+	for ns in "${boots[@]}"; do
 		vm_results "$kver" "${ns%%:*}"
 		! grep -q '^not ok' < <(vm_results "$kver" "${ns%%:*}") || rc=1
 	done

@@ -11,7 +11,8 @@
 #   #reject: PCRE     no result line may match
 #
 # One line per fixture: "ok - vm-harness/<fixture>: harness verdict as
-# expected", else "not ok - ... # what was missed".
+# expected", else "not ok - ... # what was missed". A fixture with a
+# "backends:" line boots once per backend; its lines are judged together.
 #
 # Usage: selftest.sh [KVER]            build, boot all fixtures, judge
 #        selftest.sh prepare KVER      build the fixture module
@@ -26,12 +27,14 @@ prepare() {
 	KVER=$1 "$top/scripts/build-modules.sh" --src "$fixtures" --name selftest
 }
 
+# Every fixture boots under every backend it lists, whatever $BACKEND says.
 jobs() {
 	local f n
 	for f in "$fixtures"/*.vmtest; do
-		n=harness-selftest/$(basename "$f" .vmtest)
-		rm -f "$vm_out/$1/$n.results"
-		vm_job "$1" "$n" "$f" "$top/build/kernel/$1/selftest/ko"
+		for n in $(BACKEND='' vm_boots "harness-selftest/$(basename "$f" .vmtest)" "$f"); do
+			rm -f "$vm_out/$1/$n.results"
+			vm_job "$1" "$n" "$f" "$top/build/kernel/$1/selftest/ko"
+		done
 	done
 }
 
@@ -39,8 +42,10 @@ judge() {
 	local f n fx res line kind re miss
 	for f in "$fixtures"/*.vmtest; do
 		fx=$(basename "$f" .vmtest)
+		res=$(for n in $(BACKEND='' vm_boots "harness-selftest/$fx" "$f"); do
+			vm_results "$1" "$n"
+		done)
 		n=harness-selftest/$fx
-		res=$(vm_results "$1" "$n")
 		miss=
 		while IFS= read -r line; do
 			kind=${line%%:*}
@@ -62,17 +67,4 @@ judge() {
 	done
 }
 
-case ${1:-all} in
-prepare|jobs|judge)
-	[ $# -eq 2 ] || { echo "usage: $0 $1 KVER" >&2; exit 2; }
-	"$1" "$2" ;;
-*)
-	kver=${1:-$("$top/scripts/kernels.sh" | tail -n1)}
-	[ "$kver" != all ] || kver=$("$top/scripts/kernels.sh" | tail -n1)
-	vm_lock
-	prepare "$kver"
-	jobs "$kver" | vm_run_jobs
-	out=$(judge "$kver")
-	echo "$out"
-	! grep -q '^not ok' <<<"$out" ;;
-esac
+vm_fixture_main "$@"

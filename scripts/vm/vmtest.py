@@ -41,6 +41,10 @@
 #                      (W is implied by expect-/allow-warning), e.g. "W".
 #   ktap: N            exactly N top-level KTAP documents (kernel and guest
 #                      programs together) must be printed.
+#   backends: NAMES    boot the spec once per DMA backend (see DMA BACKENDS
+#                      below), e.g. "backends: direct iommu-strict"; "all"
+#                      is every backend. Default: direct only, without the
+#                      backend proof step.
 #
 # Guest environment: modules built for the booted kernel in $KO (= /ko):
 # those of `make modules DMAGUARD_TEST_HOOKS=1` (the test flavour) plus any in build/vm-ko/<kver>/ (modules built
@@ -53,6 +57,32 @@
 #              <append:>"
 #     <qemu:> [-nic none, unless qemu: has -nic/-net/-netdev]
 # and /init raises the console log level, so the serial log has everything.
+#
+# DMA BACKENDS (the BACKENDS table below is their one definition). A spec
+# with "backends:" boots once per backend; the backend's QEMU arguments go
+# before the spec's qemu: ones (an IOMMU must precede the devices it
+# translates), its kernel arguments before the spec's append: ones. Names:
+#   direct         no IOMMU, dma-direct (today's boots)
+#   iommu-strict   q35 + intel-iommu,intremap=off; intel_iommu=on
+#                  iommu.strict=1: edu's IOMMU group type must be DMA
+#   iommu-lazy     the same with iommu.strict=0: type DMA-FQ (flush queue)
+#   amd-iommu      q35 + amd-iommu; iommu.passthrough=0: type DMA (the
+#                  AMD driver forces strict mode in a VM)
+#   swiotlb        no IOMMU, swiotlb=force (bounce buffers for streaming
+#                  DMA; the 1 GiB guest would not set up swiotlb without it)
+# Result lines of a direct boot keep the spec's name, the others are named
+# "<spec>@<backend>" (vm/<kver>/<spec>@iommu-strict/...; logs likewise).
+# Each such boot starts with a step "backend" (scripts/vm/backend-check,
+# result line vm/<kver>/<spec>@<backend>/backend) that proves the backend
+# is really in force for the test device, QEMU's edu (1234:11e8): under an
+# IOMMU, the edu device's /sys/.../iommu_group/type must be the backend's
+# (a boot that silently fell back to passthrough or no IOMMU fails); under
+# direct and swiotlb, no IOMMU may exist; under swiotlb, the kernel must have
+# set up its bounce buffers. The guest sees the name as $BACKEND.
+# A spec booted under an IOMMU backend must have the edu device in its
+# qemu: line, and every edu device must be given "dma_mask=0xffffffff" (the
+# test modules give it a 32-bit DMA mask; QEMU's edu default, 28 bits,
+# would truncate their DMA addresses). Such a spec may not choose -machine.
 #
 # VERDICT. The spec's own line "vm/<kver>/<spec>" is "not ok" on: QEMU
 # timeout or error, a missing "all steps done" marker, a failed or
@@ -71,10 +101,14 @@
 # <out>/<spec>.report; `make run` prints those of tests/vm/report/*.vmtest.
 #
 # Usage: vmtest.py --kver V --name NAME --out DIR --ko-dir DIR [--ko-dir DIR]
-#                  [--bin-dir DIR] SPEC
+#                  [--bin-dir DIR] [--backend B] SPEC
+#        vmtest.py --list-backends SPEC   (the backends the spec boots under)
 # Writes DIR/NAME.log (full serial log), DIR/NAME.results (result lines, also
 # printed), DIR/NAME.report. Exit status 0 iff every result line is "ok".
+# Later --ko-dir directories win over earlier ones for a module of the same
+# name.
 import argparse
+import collections
 import os
 import re
 import shlex
@@ -114,6 +148,24 @@ TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\] ?')
 REPORT = re.compile(r'^(?:[^\s:][^:]*: )?REPORT(?: (.*))?$')
 STEP_NAME = re.compile(r'^[A-Za-z0-9_.+-]+$')
 
+# The DMA backends (DMA BACKENDS above): QEMU and kernel arguments, and what
+# the guest's proof (scripts/vm/backend-check) demands: the edu device's
+# IOMMU group type ("none": no IOMMU at all) and a kernel log line.
+Backend = collections.namedtuple('Backend', 'qemu append group log')
+INTEL_IOMMU = ['-machine', 'q35', '-device', 'intel-iommu,intremap=off']
+BACKENDS = {
+	'direct': Backend([], [], 'none', None),
+	'iommu-strict': Backend(INTEL_IOMMU, ['intel_iommu=on', 'iommu.strict=1'],
+				'DMA', None),
+	'iommu-lazy': Backend(INTEL_IOMMU, ['intel_iommu=on', 'iommu.strict=0'],
+			      'DMA-FQ', None),
+	'amd-iommu': Backend(['-machine', 'q35', '-device', 'amd-iommu'],
+			     ['iommu.passthrough=0'], 'DMA', None),
+	'swiotlb': Backend([], ['swiotlb=force'], 'none',
+			   r'software IO TLB: mapped'),
+}
+EDU_MASK = 'dma_mask=0xffffffff'
+
 
 class SpecError(Exception):
 	pass
@@ -122,7 +174,8 @@ class SpecError(Exception):
 def parse_spec(path):
 	spec = {'smp': 1, 'mem': '1G', 'qemu': [], 'append': [], 'timeout': 120,
 		'kernels': None, 'expect-warning': [], 'allow-warning': [],
-		'expect-log': [], 'allow-taint': '', 'ktap': None, 'steps': []}
+		'expect-log': [], 'allow-taint': '', 'ktap': None, 'steps': [],
+		'backends': None}
 	with open(path) as f:
 		for num, raw in enumerate(f, 1):
 			line = raw.strip()
@@ -152,6 +205,8 @@ def parse_spec(path):
 					spec['append'].append(val)
 				elif key == 'kernels':
 					spec['kernels'] = re.compile(val)
+				elif key == 'backends':
+					spec['backends'] = parse_backends(val)
 				elif key in ('expect-warning', 'allow-warning', 'expect-log'):
 					spec[key].append(re.compile(val))
 				elif key == 'allow-taint':
@@ -165,7 +220,42 @@ def parse_spec(path):
 				raise SpecError(f'{where}: {e}') from e
 	if not spec['steps']:
 		raise SpecError(f'{path}: no run: or test: step')
+	check_backends(path, spec)
 	return spec
+
+
+def parse_backends(val):
+	names = list(BACKENDS) if val == 'all' else val.split()
+	bad = [n for n in names if n not in BACKENDS]
+	if bad:
+		raise SpecError(f'unknown backend(s) {bad}, known: {list(BACKENDS)}')
+	return list(dict.fromkeys(names))
+
+
+def check_backends(path, spec):
+	"""The rules of DMA BACKENDS that a spec must follow."""
+	q = spec['qemu']
+	edu = [a for i, a in enumerate(q[1:], 1)
+	       if q[i - 1] == '-device' and a.split(',')[0] == 'edu']
+	for a in edu:
+		if EDU_MASK not in a.split(','):
+			raise SpecError(f'{path}: "-device {a}" lacks {EDU_MASK} '
+					'(test modules give edu a 32-bit mask)')
+	for name in spec['backends'] or []:
+		b = BACKENDS[name]
+		if b.group != 'none' and not edu:
+			raise SpecError(f'{path}: backend {name} needs the test '
+					f'device: qemu: -device edu,{EDU_MASK}')
+		if '-machine' in b.qemu and {'-machine', '-M'} & set(q):
+			raise SpecError(f'{path}: backend {name} sets -machine; '
+					'the spec may not')
+
+
+def backend_step(name):
+	"""The proof step a boot under backend @name starts with."""
+	b = BACKENDS[name]
+	cmd = ['backend-check', b.group] + ([b.log] if b.log else [])
+	return ('test', 'backend', shlex.join(cmd))
 
 
 def is_dynamic_elf(path):
@@ -199,6 +289,9 @@ def build_initramfs(spec, args, work):
 	os.symlink('busybox', os.path.join(root, 'bin/sh'))
 	shutil.copy(os.path.join(HERE, 'init'), os.path.join(root, 'init'))
 	os.chmod(os.path.join(root, 'init'), 0o755)
+	shutil.copy(os.path.join(HERE, 'backend-check'),
+		    os.path.join(root, 'bin/backend-check'))
+	os.chmod(os.path.join(root, 'bin/backend-check'), 0o755)
 	# Modules built outside the top-level Kbuild for this kernel (other
 	# make targets drop them there) join the --ko-dir ones in /ko.
 	for d in args.ko_dir + [os.path.join(TOP, 'build/vm-ko', args.kver)]:
@@ -215,6 +308,8 @@ def build_initramfs(spec, args, work):
 				shutil.copy(src, os.path.join(root, 'vmbin', f))
 	with open(os.path.join(root, 'spec/name'), 'w') as f:
 		f.write(args.name + '\n')
+	with open(os.path.join(root, 'spec/backend'), 'w') as f:
+		f.write(args.backend + '\n')
 	with open(os.path.join(root, 'spec/steps.list'), 'w') as lst:
 		for n, (kind, name, cmd) in enumerate(spec['steps'], 1):
 			lst.write(f'{n} {kind} {name}\n')
@@ -229,11 +324,13 @@ def build_initramfs(spec, args, work):
 
 
 def boot(spec, args, initrd, log):
+	b = BACKENDS[args.backend]
 	cmd = ['qemu-system-x86_64', '-accel', 'tcg', '-cpu', 'max',
 	       '-m', spec['mem'], '-smp', str(spec['smp']),
 	       '-nographic', '-no-reboot',
 	       '-kernel', f'/boot/vmlinuz-{args.kver}', '-initrd', initrd,
-	       '-append', ' '.join([BASE_APPEND] + spec['append'])] + spec['qemu']
+	       '-append', ' '.join([BASE_APPEND] + b.append + spec['append'])]
+	cmd += b.qemu + spec['qemu']
 	# No default NIC unless the spec asks for networking: its option ROM
 	# (iPXE) costs seconds under TCG.
 	if not {'-nic', '-net', '-netdev'} & set(spec['qemu']):
@@ -388,13 +485,25 @@ def judge(spec, args, log, rc, timed_out, elapsed):
 
 def main():
 	ap = argparse.ArgumentParser(description=__doc__)
-	ap.add_argument('--kver', required=True)
-	ap.add_argument('--name', required=True)
-	ap.add_argument('--out', required=True)
+	ap.add_argument('--list-backends', action='store_true')
+	ap.add_argument('--kver')
+	ap.add_argument('--name')
+	ap.add_argument('--out')
 	ap.add_argument('--ko-dir', action='append', default=[])
 	ap.add_argument('--bin-dir')
+	ap.add_argument('--backend', choices=list(BACKENDS))
 	ap.add_argument('spec')
 	args = ap.parse_args()
+	if args.list_backends:
+		# A bad spec boots (once, direct) to get its "bad spec" line.
+		try:
+			names = parse_spec(args.spec)['backends']
+		except (SpecError, OSError):
+			names = None
+		print(' '.join(names or ['direct']))
+		return 0
+	if not (args.kver and args.name and args.out):
+		ap.error('--kver, --name and --out are required')
 
 	log = os.path.join(args.out, args.name + '.log')
 	res_file = os.path.join(args.out, args.name + '.results')
@@ -416,6 +525,10 @@ def main():
 			      f'{spec["kernels"].pattern})', file=sys.stderr)
 			open(res_file, 'w').close()
 			return 0
+		if args.backend or spec['backends']:
+			spec['steps'].insert(0, backend_step(args.backend or
+							     'direct'))
+		args.backend = args.backend or 'direct'
 		try:
 			initrd = build_initramfs(spec, args, work)
 		except SpecError as e:

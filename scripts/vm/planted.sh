@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Planted core regressions: proof that the VM specs catch a known bug in the
+# core. Each tests/vm/planted/<case>.patch is a change to the sources of
+# dmaguard.ko; comment lines before its diff say where it must show:
+#
+#   #spec: NAME       a spec to boot (tests/vm/NAME.vmtest); may repeat
+#   #backend: NAME    the DMA backend to boot it under (vmtest.py)
+#   #expect: PCRE     some result line of those boots must match; may repeat
+#
+# For each case, the sources of dmaguard.ko (Kbuild without tests/, abi/,
+# c-core/) are copied to build/vm-planted/<case>/tree, the patch is applied
+# to the copy (never to the tree; no fuzz), dmaguard.ko is built from it for
+# one kernel (the newest; KVER= picks another) and each spec boots with the
+# tree's test modules and that dmaguard.ko. One line per case:
+#
+#   ok - vm-planted/<case>: <spec>@<backend> red: <first line matched>
+#   not ok - vm-planted/<case> # <why>
+#
+# It is "not ok" when the patch does not apply (regenerate it against the
+# current core: it then proves nothing), when that dmaguard.ko does not
+# build, when an #expect line matches nothing, or when the same boot of the
+# unpatched tree (check-vm's, if it has one) matches it too: a spec that is
+# red anyway proves nothing. Logs: build/vm/<kver>/planted/<case>/.
+#
+# Usage: planted.sh [KVER]          prepare, boot and judge every case (the
+#                                   tree's own modules must be built:
+#                                   `make vm-planted` does it)
+#        planted.sh prepare KVER    copy, patch and build (always exits 0;
+#                                   failures are judged)
+#        planted.sh jobs KVER       print the boot commands (for a pool)
+#        planted.sh judge KVER      print the result lines
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+cases=$top/tests/vm/planted
+work=$top/build/vm-planted
+
+# header PATCH KEY: the values of the "#KEY: value" lines of a patch.
+header() {
+	sed -n "s/^#$2: //p" "$1"
+}
+
+prepare_one() {
+	local kver=$1 p=$2 c d
+	c=$(basename "$p" .patch)
+	d=$work/$c/tree
+	rm -rf "${work:?}/$c"
+	mkdir -p "$d"
+	(cd "$top" && git ls-files -co --exclude-standard -- abi c-core Kbuild 2>/dev/null ||
+		find abi c-core Kbuild -type f) | (cd "$top" && xargs cp --parents -t "$d")
+	sed -i '/^obj-m += tests\//d' "$d/Kbuild"
+	if ! patch -p1 -F0 -N -s --no-backup-if-mismatch -r - -d "$d" < "$p" \
+		> "$work/$c/patch.log" 2>&1; then
+		echo "patch does not apply to the current core: $(head -c 300 "$work/$c/patch.log" | tr '\n' ' ')" > "$work/$c/status"
+		return
+	fi
+	if ! KVER=$kver "$top/scripts/build-modules.sh" --src "$d" \
+		--name "planted-$c" > "$work/$c/build.log" 2>&1; then
+		echo "dmaguard.ko did not build with the patch (see $work/$c/build.log)" > "$work/$c/status"
+		return
+	fi
+	echo ok > "$work/$c/status"
+}
+
+prepare() {
+	local p
+	for p in "$cases"/*.patch; do
+		[ -f "$p" ] || continue
+		prepare_one "$1" "$p"
+	done
+}
+
+# boots PATCH: the boot names of a case, "planted/<case>/<spec>@<backend>".
+boots() {
+	local c s
+	c=$(basename "$1" .patch)
+	for s in $(header "$1" spec); do
+		echo "planted/$c/$s@$(header "$1" backend)"
+	done
+}
+
+jobs() {
+	local p n c s
+	for p in "$cases"/*.patch; do
+		[ -f "$p" ] || continue
+		c=$(basename "$p" .patch)
+		[ "$(cat "$work/$c/status" 2>/dev/null)" = ok ] || continue
+		for n in $(boots "$p"); do
+			s=${n#planted/"$c"/}
+			rm -f "$vm_out/$1/$n.results"
+			vm_job "$1" "$n" "$top/tests/vm/${s%@*}.vmtest" \
+				"$top/build/kernel/$1/test/ko" \
+				"$top/build/kernel/$1/planted-$c/ko"
+		done
+	done
+}
+
+judge() {
+	local p c n res ctl re hit first why status
+	for p in "$cases"/*.patch; do
+		[ -f "$p" ] || continue
+		c=$(basename "$p" .patch)
+		status=$(cat "$work/$c/status" 2>/dev/null || echo "not prepared")
+		if [ "$status" != ok ]; then
+			echo "not ok - vm-planted/$c # $status"
+			continue
+		fi
+		res=$(for n in $(boots "$p"); do vm_results "$1" "$n"; done)
+		# The unpatched tree's own boots of the same specs, if any.
+		ctl=$(for n in $(boots "$p"); do
+			n=${n#planted/"$c"/}
+			n=${n%@direct}
+			cat "$vm_out/$1/$n.results" 2>/dev/null || true
+		done)
+		why=
+		first=
+		while IFS= read -r re; do
+			hit=$(grep -m1 -P -- "$re" <<<"$res" || true)
+			if [ -z "$hit" ]; then
+				why+="${why:+; }no result line matches /$re/"
+			elif grep -qP -- "$re" <<<"$ctl"; then
+				why+="${why:+; }the unpatched tree fails /$re/ too"
+			fi
+			first=${first:-$hit}
+		done < <(header "$p" expect)
+		[ -n "$(header "$p" expect)" ] || why="no #expect: line"
+		n=$(boots "$p" | sed 's|^planted/[^/]*/||' | tr '\n' ' ')
+		if [ -z "$why" ]; then
+			echo "ok - vm-planted/$c: ${n% } red: ${first#not ok - }"
+		else
+			echo "not ok - vm-planted/$c # ${n% }: $why (logs: $vm_out/$1/planted/$c/)"
+		fi
+	done
+}
+
+vm_fixture_main "$@"
