@@ -16,7 +16,8 @@
 #define DGS_MAX_CHUNKS	128
 #define DGS_DECOY_SIZE	PAGE_SIZE
 
-extern struct device *dgs_dev;
+extern struct dg_test_dev dgs_tdev;	/* the test device ... */
+extern struct device *dgs_dev;		/* ... and its struct device */
 extern struct dg_ktap dgs_ktap;
 extern void *dgs_decoy;
 extern dma_addr_t dgs_decoy_dma;	/* what a DMA address of it would be */

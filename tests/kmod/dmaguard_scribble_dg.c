@@ -120,12 +120,6 @@ struct chunk_rec *dgs_chunk_of(struct scribbler *s, unsigned long v)
 	return NULL;
 }
 
-static bool crosses(u64 a, size_t size, size_t boundary)
-{
-	return boundary && (a & ~(u64)(boundary - 1)) !=
-			   ((a + size - 1) & ~(u64)(boundary - 1));
-}
-
 /**
  * dgs_judge_alloc() - judge one allocation, tallying what is wrong
  * @s: the scribbler
@@ -162,8 +156,8 @@ bool dgs_judge_alloc(struct scribbler *s, struct dmaguard_pool *pool,
 		s->bad_dma++;
 		good = false;
 	}
-	if ((v | d) & (al - 1) || crosses(d, s->size, s->boundary) ||
-	    crosses(v, s->size, s->boundary)) {
+	if ((v | d) & (al - 1) || dg_test_crosses(d, s->size, s->boundary) ||
+	    dg_test_crosses(v, s->size, s->boundary)) {
 		s->misplaced++;
 		good = false;
 	}

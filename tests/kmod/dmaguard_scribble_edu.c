@@ -6,43 +6,21 @@
 
 #include <linux/module.h>
 #include <linux/dmapool.h>
-#include <linux/pci.h>
-#include <linux/io.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
-#include <linux/delay.h>
-#include <linux/jiffies.h>
 #include "dmaguard_scribble.h"
 
 /*
- * QEMU's edu test device (PCI 1234:11e8) has a DMA engine: it copies up
- * to 4 KiB between guest memory and its own buffer. Here it is the hostile
- * device for real: its DMA writes the forged pointer into the kernel
- * pool's free block, and its DMA overwrites dmaguard's chunks. Each
- * transfer takes 100 ms of the device's (virtual) time. Without the device
- * (no "-device edu" on the QEMU command line) these cases are skipped.
- *
- * The edu DMA engine truncates addresses to its dma_mask, 28 bits unless
- * QEMU is told otherwise, so the device gets a 28-bit DMA mask and every
- * buffer it touches comes from the DMA API for it.
+ * QEMU's edu test device (dg_test_edu.h) has a DMA engine. Here it is the
+ * hostile device for real: its DMA writes the forged pointer into the
+ * kernel pool's free block, and its DMA overwrites dmaguard's chunks.
+ * Without the device (no "-device edu" on the QEMU command line) these
+ * cases are skipped. It is the module's test device (dgs_tdev, with its
+ * 32-bit DMA mask), and every buffer it touches comes from the DMA API
+ * for it.
  */
-#define EDU_VENDOR		0x1234
-#define EDU_DEVICE		0x11e8
-#define EDU_REG_ID		0x00
-#define EDU_REG_DMA_SRC		0x80
-#define EDU_REG_DMA_DST		0x88
-#define EDU_REG_DMA_CNT		0x90
-#define EDU_REG_DMA_CMD		0x98
-#define EDU_DMA_RUN		0x1
-#define EDU_DMA_TO_RAM		0x2
-#define EDU_BUF			0x40000
 #define EDU_BUF_SIZE		4096
-/*
- * Bytes per transfer. QEMU 7.2's range check refuses (with hw_error(),
- * which aborts QEMU) a transfer that ends exactly at the end of the
- * device buffer, so no transfer may cover the whole 4 KiB.
- */
-#define EDU_XFER		2048
+#define EDU_XFER		DG_EDU_XFER
 
 static unsigned int edu_ops = 12;
 module_param(edu_ops, uint, 0444);
@@ -54,7 +32,6 @@ struct edu {
 	void *stage;		/* what the device will write, staged */
 	dma_addr_t stage_dma;
 	unsigned long transfers;
-	u16 command;		/* PCI_COMMAND as found */
 };
 
 struct edu_work;
@@ -69,25 +46,21 @@ static void edu_work_one(struct edu_work *w);
 static int edu_dma(struct edu *e, bool to_ram, dma_addr_t ram, u32 len,
 		   struct edu_work *w)
 {
-	unsigned long end = jiffies + 5 * HZ;
+	unsigned long end = jiffies + DG_EDU_TIMEOUT;
+	int ret;
 
-	if (!len || len > EDU_XFER)
-		return -EINVAL;
-	writeq(to_ram ? EDU_BUF : ram, e->mmio + EDU_REG_DMA_SRC);
-	writeq(to_ram ? ram : EDU_BUF, e->mmio + EDU_REG_DMA_DST);
-	writeq(len, e->mmio + EDU_REG_DMA_CNT);
-	writeq(EDU_DMA_RUN | (to_ram ? EDU_DMA_TO_RAM : 0),
-	       e->mmio + EDU_REG_DMA_CMD);
-	while (readq(e->mmio + EDU_REG_DMA_CMD) & EDU_DMA_RUN) {
+	if (!w)
+		ret = dg_edu_dma(e->mmio, to_ram, ram, len);
+	else
+		ret = dg_edu_dma_start(e->mmio, to_ram, ram, len);
+	while (!ret && w && dg_edu_dma_busy(e->mmio)) {
 		if (time_after(jiffies, end))
 			return -ETIMEDOUT;
-		if (w)
-			edu_work_one(w);
-		else
-			usleep_range(2000, 4000);
+		edu_work_one(w);
 	}
-	e->transfers++;
-	return 0;
+	if (!ret)
+		e->transfers++;
+	return ret;
 }
 
 /* Stage @len bytes in the device's buffer. */
@@ -113,38 +86,21 @@ int dgs_edu_write(struct edu *e, dma_addr_t dst, const void *src, u32 len)
 	return ret ? ret : edu_dma(e, true, dst, len, NULL);
 }
 
-/*
- * Memory decoding and bus mastering are switched on in the command
- * register directly: pci_enable_device() would also route the device's
- * interrupt through ACPI, which the test does not need and which costs
- * over ten seconds of AML under TCG (as much again when disabling).
- */
+/* The test device, if it is the edu device (dg_test_dev_get() set it up). */
 static struct edu *edu_open(void)
 {
-	struct pci_dev *pdev;
+	struct pci_dev *pdev = dgs_tdev.edu;
 	struct edu *e;
-	u32 id;
 
-	pdev = pci_get_device(EDU_VENDOR, EDU_DEVICE, NULL);
 	if (!pdev)
 		return NULL;
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
-		goto fail_put;
+		return NULL;
 	e->pdev = pdev;
-	pci_read_config_word(pdev, PCI_COMMAND, &e->command);
-	pci_write_config_word(pdev, PCI_COMMAND, e->command |
-			      PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
-	if (dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(28)))
-		goto fail_restore;
-	e->mmio = pci_iomap(pdev, 0, 0);
+	e->mmio = dg_edu_map(pdev);
 	if (!e->mmio)
-		goto fail_restore;
-	id = readl(e->mmio + EDU_REG_ID);
-	if ((id & 0xff) != 0xed) {
-		pr_info("# edu: unexpected id %#x\n", id);
-		goto fail_unmap;
-	}
+		goto fail_free;
 	e->stage = dma_alloc_coherent(&pdev->dev, EDU_BUF_SIZE, &e->stage_dma,
 				      GFP_KERNEL);
 	if (!e->stage)
@@ -153,11 +109,8 @@ static struct edu *edu_open(void)
 
 fail_unmap:
 	pci_iounmap(pdev, e->mmio);
-fail_restore:
-	pci_write_config_word(pdev, PCI_COMMAND, e->command);
-fail_put:
+fail_free:
 	kfree(e);
-	pci_dev_put(pdev);
 	return NULL;
 }
 
@@ -165,8 +118,6 @@ static void edu_close(struct edu *e)
 {
 	dma_free_coherent(&e->pdev->dev, EDU_BUF_SIZE, e->stage, e->stage_dma);
 	pci_iounmap(e->pdev, e->mmio);
-	pci_write_config_word(e->pdev, PCI_COMMAND, e->command);
-	pci_dev_put(e->pdev);
 	kfree(e);
 }
 

@@ -19,8 +19,8 @@
  * threads a pointer list (first 8 bytes of a free block = next free
  * block, next 8 = its dma); older kernels keep an in-page offset list
  * (first 4 bytes of a free block = offset of the next free block in the
- * page, bounded by the page size). Then, on private pools of a private
- * platform device, the device's move:
+ * page, bounded by the page size). Then, on private pools of the test
+ * device, the device's move:
  *
  *   forged decoy: allocate a block R and free it (it is the list head);
  *   write the decoy's address over R's first 8 bytes; allocate twice.
@@ -53,6 +53,10 @@
  * block, and DMA-overwrites dmaguard's chunks while the pool keeps
  * allocating and freeing (see the part 3 comment).
  *
+ * The test device of all three parts is the edu device when the VM has
+ * one (behind the IOMMU under an IOMMU backend), else a platform device
+ * (dg_test_dev_get()); the first KTAP diagnostic after the seed names it.
+ *
  * Machine-readable lines, for `make run`:
  *   REPORT scribble kernel=K allocator=dma_pool forged_alloc_returned_decoy=yes|no
  *   REPORT scribble kernel=K allocator=dma_pool freelist=... (details)
@@ -83,6 +87,7 @@ u64 dgs_seed;
 module_param_named(seed, dgs_seed, ullong, 0444);
 MODULE_PARM_DESC(seed, "PRNG seed (0: random, printed)");
 
+struct dg_test_dev dgs_tdev;
 struct device *dgs_dev;
 struct dg_ktap dgs_ktap;
 void *dgs_decoy;
@@ -112,15 +117,15 @@ static void *decoy_alloc(void)
 static int __init dgs_init(void)
 {
 	const char *kver = utsname()->release;
-	struct platform_device *pdev;
+	int ret;
 
-	pdev = dg_test_dev_create("dmaguard_scribble");
-	if (IS_ERR(pdev))
-		return PTR_ERR(pdev);
-	dgs_dev = &pdev->dev;
+	ret = dg_test_dev_get(&dgs_tdev, "dmaguard_scribble");
+	if (ret)
+		return ret;
+	dgs_dev = dgs_tdev.dev;
 	dgs_decoy = decoy_alloc();
 	if (!dgs_decoy) {
-		dg_test_dev_destroy(pdev);
+		dg_test_dev_put(&dgs_tdev);
 		return -ENOMEM;
 	}
 	dgs_decoy_dma = virt_to_phys(dgs_decoy);
@@ -129,6 +134,7 @@ static int __init dgs_init(void)
 
 	dg_ktap_begin(&dgs_ktap, dgs_nr_rows + 6);
 	pr_info("# seed=%llu kernel=%s\n", dgs_seed, kver);
+	dg_test_dev_describe(&dgs_tdev);
 	dgs_dmaguard_run(kver);
 
 	dgs_kp_run(kver);
@@ -137,7 +143,7 @@ static int __init dgs_init(void)
 
 	kfree(dgs_decoy);
 	dgs_decoy = NULL;
-	dg_test_dev_destroy(pdev);
+	dg_test_dev_put(&dgs_tdev);
 	dgs_dev = NULL;
 	return 0;
 }

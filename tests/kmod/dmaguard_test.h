@@ -21,16 +21,7 @@ extern long dgt_leaked_by_design;
 
 /* A failed expectation: print why (a few per case), mark the case failed. */
 #define EXPECT(ok, cond, fmt, ...)					\
-	do {								\
-		if (!(cond)) {						\
-			(ok) = false;					\
-			if (dgt_diag_left) {				\
-				dgt_diag_left--;			\
-				pr_info("# %s:%d: " fmt "\n", __func__,	\
-					__LINE__, ##__VA_ARGS__);	\
-			}						\
-		}							\
-	} while (0)
+	DG_EXPECT(ok, dgt_diag_left, cond, fmt, ##__VA_ARGS__)
 
 /* A block as the test holds it: CPU address and DMA address. */
 struct blk {
@@ -65,7 +56,6 @@ void dgt_case_begin(void);
 void dgt_stats(struct dmaguard_pool *pool, struct dmaguard_pool_stats *st);
 u64 dgt_bad_total(const struct dmaguard_pool_stats *st);
 bool dgt_all_bytes(const void *p, size_t len, u8 val);
-bool dgt_crosses(u64 a, size_t size, size_t boundary);
 void dgt_chunk_collect(struct dmaguard_pool *pool, struct chunk_set *cs);
 struct chunk_rec *dgt_chunk_of(struct chunk_set *cs, unsigned long v,
 			       size_t size);

@@ -144,9 +144,9 @@ void dgt_geometry(const char *name, size_t size, size_t align,
 		EXPECT(ok, !(v & (al - 1)), "block %lx not aligned to %zu", v, al);
 		EXPECT(ok, !(d & (al - 1)), "dma %llx not aligned to %zu",
 		       (u64)d, al);
-		EXPECT(ok, !dgt_crosses(d, size, boundary),
+		EXPECT(ok, !dg_test_crosses(d, size, boundary),
 		       "dma %llx+%zu crosses %zu", (u64)d, size, boundary);
-		EXPECT(ok, !dgt_crosses(v, size, boundary),
+		EXPECT(ok, !dg_test_crosses(v, size, boundary),
 		       "block %lx+%zu crosses %zu", v, size, boundary);
 		c = dgt_chunk_of(cs, v, size);
 		EXPECT(ok, c, "block %lx outside every chunk", v);

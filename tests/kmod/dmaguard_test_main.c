@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dmaguard_test: the pool's properties in a real kernel, on real
- * dma_alloc_coherent() memory of a platform device with a 64-bit mask.
+ * dma_alloc_coherent() memory of QEMU's edu PCI device when the VM has one
+ * (behind the IOMMU, under an IOMMU backend of the VM harness; 32-bit
+ * mask), else of a platform device with a 64-bit mask. The first KTAP
+ * diagnostic says which device and which DMA path (dg_test_dev_describe()).
  *
  * Everything runs at load time, through the public API (dmaguard_pool_*)
  * plus the DMAGUARD_INTERNAL chunk walk and test hooks (test flavour of
@@ -96,20 +99,6 @@ bool dgt_all_bytes(const void *p, size_t len, u8 val)
 		if (b[i] != val)
 			return false;
 	return true;
-}
-
-/**
- * dgt_crosses() - whether a block crosses a boundary
- * @a: the block's address
- * @size: its size
- * @boundary: the boundary (a power of two), 0 for none
- *
- * Return: true if [@a, @a + @size) crosses a multiple of @boundary.
- */
-bool dgt_crosses(u64 a, size_t size, size_t boundary)
-{
-	return boundary && (a & ~(u64)(boundary - 1)) !=
-			   ((a + size - 1) & ~(u64)(boundary - 1));
 }
 
 static void chunk_collect_fn(void *arg, void __dma *mem, size_t len,
@@ -248,23 +237,25 @@ static const struct {
 
 static int __init dgt_init(void)
 {
-	struct platform_device *pdev;
+	struct dg_test_dev td;
 	struct misuse *m;
 	long base;
 	unsigned int i;
+	int ret;
 
-	pdev = dg_test_dev_create("dmaguard_test");
-	if (IS_ERR(pdev))
-		return PTR_ERR(pdev);
-	dgt_dev = &pdev->dev;
+	ret = dg_test_dev_get(&td, "dmaguard_test");
+	if (ret)
+		return ret;
+	dgt_dev = td.dev;
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m) {
-		dg_test_dev_destroy(pdev);
+		dg_test_dev_put(&td);
 		return -ENOMEM;
 	}
 	base = dg_test_chunk_bytes();
 
 	dg_ktap_begin(&dgt_ktap, DGT_NR_OTHER + ARRAY_SIZE(dgt_rows));
+	dg_test_dev_describe(&td);
 	dgt_create_validation();
 	for (i = 0; i < ARRAY_SIZE(dgt_rows); i++)
 		dgt_geometry(dgt_rows[i].name, dgt_rows[i].size,
@@ -285,7 +276,7 @@ static int __init dgt_init(void)
 	WARN_ON(dgt_ktap.n != DGT_NR_OTHER + ARRAY_SIZE(dgt_rows));
 
 	kfree(m);
-	dg_test_dev_destroy(pdev);
+	dg_test_dev_put(&td);
 	dgt_dev = NULL;
 	return 0;
 }

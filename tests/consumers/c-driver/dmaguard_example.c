@@ -11,6 +11,10 @@
  * zeroing), reads the pool's statistics, and frees everything. Each step
  * is one KTAP case on the console.
  *
+ * Its device is QEMU's edu PCI device (1234:11e8) when the VM has one, so
+ * that the pools sit behind the VM's IOMMU when it has one, else a
+ * platform device; a diagnostic line names it and its IOMMU domain.
+ *
  * Pinning user buffers needs the pin cache, which is not part of the v1.0
  * interface yet: this example does not pin.
  */
@@ -19,6 +23,8 @@
 #include <linux/module.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
+#include <linux/iommu.h>
+#include <linux/pci.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -44,7 +50,9 @@ struct ex_slot {
 	dma_addr_t dma;
 };
 
-static struct platform_device *ex_pdev;
+static struct pci_dev *ex_pci;		/* QEMU's edu device, if any */
+static struct platform_device *ex_pdev;	/* else one of our own */
+static struct device *ex_dev;		/* the pools' device: one of them */
 static struct dmaguard_pool *ex_pool;
 static struct ex_slot *ex_ring;
 static unsigned int ex_case, ex_failed;
@@ -93,7 +101,7 @@ static bool ex_ring_alloc(void)
 	unsigned int i;
 	bool ok = false;
 
-	ex_pool = dmaguard_pool_create("ex-desc", &ex_pdev->dev,
+	ex_pool = dmaguard_pool_create("ex-desc", ex_dev,
 				       sizeof(struct ex_desc),
 				       sizeof(struct ex_desc), EX_BOUNDARY);
 	if (!EX_OK(ex_pool))
@@ -191,7 +199,7 @@ static bool ex_opts_zalloc(void)
 	unsigned int i;
 	bool zero = true;
 
-	pool = dmaguard_pool_create_opts(&ex_pdev->dev, &o);
+	pool = dmaguard_pool_create_opts(ex_dev, &o);
 	if (!EX_OK(!IS_ERR_OR_NULL(pool)))
 		return false;
 	p = dmaguard_pool_alloc(pool, GFP_KERNEL, &dma);
@@ -252,7 +260,7 @@ static bool ex_size_rules(void)
 	struct dmaguard_pool *pool;
 
 	/* A newer caller whose extra field is zero: accepted. */
-	pool = dmaguard_pool_create_opts(&ex_pdev->dev, &big.o);
+	pool = dmaguard_pool_create_opts(ex_dev, &big.o);
 	if (!EX_OK(!IS_ERR_OR_NULL(pool)))
 		return false;
 	if (!EX_OK(dmaguard_pool_get_stats(pool, &bigst.st) == 0))
@@ -266,16 +274,52 @@ static bool ex_size_rules(void)
 
 	/* ... and non-zero: refused with -E2BIG. */
 	big.future = 1;
-	if (!EX_OK(PTR_ERR(dmaguard_pool_create_opts(&ex_pdev->dev, &big.o)) == -E2BIG))
+	if (!EX_OK(PTR_ERR(dmaguard_pool_create_opts(ex_dev, &big.o)) == -E2BIG))
 		return false;
 
 	/* Smaller than the first version: -EINVAL. */
 	small.sz = DMAGUARD_POOL_OPTS_SIZE_VER0 - 8;
-	if (!EX_OK(PTR_ERR(dmaguard_pool_create_opts(&ex_pdev->dev, &small)) == -EINVAL))
+	if (!EX_OK(PTR_ERR(dmaguard_pool_create_opts(ex_dev, &small)) == -EINVAL))
 		return false;
-	if (!EX_OK(PTR_ERR(dmaguard_pool_create_opts(&ex_pdev->dev, NULL)) == -EINVAL))
+	if (!EX_OK(PTR_ERR(dmaguard_pool_create_opts(ex_dev, NULL)) == -EINVAL))
 		return false;
 	return true;
+}
+
+/*
+ * A real driver gets its device in probe(); the example only needs the
+ * device's DMA setup, not its registers. The edu device's DMA engine
+ * truncates addresses to 32 bits in the VM specs (dma_mask=0xffffffff).
+ */
+static int ex_dev_get(void)
+{
+	struct iommu_domain *dom;
+
+	ex_pci = pci_get_device(0x1234, 0x11e8, NULL);
+	if (ex_pci) {
+		ex_dev = &ex_pci->dev;
+		dom = iommu_get_domain_for_dev(ex_dev);
+		pr_info("# device: edu %s, IOMMU domain: %s\n", dev_name(ex_dev),
+			!dom ? "none" : dom->type == IOMMU_DOMAIN_DMA ? "DMA" :
+			dom->type == IOMMU_DOMAIN_DMA_FQ ? "DMA-FQ" :
+			"not translated");
+		return dma_set_mask_and_coherent(ex_dev, DMA_BIT_MASK(32));
+	}
+	ex_pdev = platform_device_register_simple(KBUILD_MODNAME,
+						  PLATFORM_DEVID_AUTO, NULL, 0);
+	if (IS_ERR(ex_pdev))
+		return PTR_ERR(ex_pdev);
+	ex_dev = &ex_pdev->dev;
+	pr_info("# device: platform %s (no edu device), no IOMMU\n",
+		dev_name(ex_dev));
+	return dma_coerce_mask_and_coherent(ex_dev, DMA_BIT_MASK(64));
+}
+
+static void ex_dev_put(void)
+{
+	pci_dev_put(ex_pci);
+	if (!IS_ERR_OR_NULL(ex_pdev))
+		platform_device_unregister(ex_pdev);
 }
 
 static int __init ex_init(void)
@@ -287,15 +331,9 @@ static int __init ex_init(void)
 	ex_ring = kcalloc(EX_RING, sizeof(*ex_ring), GFP_KERNEL);
 	if (!ex_ring)
 		return -ENOMEM;
-	ex_pdev = platform_device_register_simple(KBUILD_MODNAME,
-						  PLATFORM_DEVID_AUTO, NULL, 0);
-	if (IS_ERR(ex_pdev)) {
-		kfree(ex_ring);
-		return PTR_ERR(ex_pdev);
-	}
-	ret = dma_coerce_mask_and_coherent(&ex_pdev->dev, DMA_BIT_MASK(64));
+	ret = ex_dev_get();
 	if (ret) {
-		platform_device_unregister(ex_pdev);
+		ex_dev_put();
 		kfree(ex_ring);
 		return ret;
 	}
@@ -313,7 +351,7 @@ static int __init ex_init(void)
 static void __exit ex_exit(void)
 {
 	dmaguard_pool_destroy(ex_pool);
-	platform_device_unregister(ex_pdev);
+	ex_dev_put();
 	kfree(ex_ring);
 }
 
