@@ -11,8 +11,8 @@
 #
 # For each case, the sources of dmaguard.ko (Kbuild without tests/, abi/,
 # c-core/) are copied to build/vm-planted/<case>/tree, the patch is applied
-# to the copy (never to the tree; no fuzz), dmaguard.ko is built from it for
-# one kernel (the newest; KVER= picks another) and each spec boots with the
+# to the copy (never to the tree; no fuzz), dmaguard.ko (test flavour) is
+# built from it for one kernel (the newest) and each spec boots with the
 # tree's test modules and that dmaguard.ko. One line per case:
 #
 #   ok - vm-planted/<case>: <spec>@<backend> red: <first line matched>
@@ -56,8 +56,9 @@ prepare_one() {
 		echo "patch does not apply to the current core: $(head -c 300 "$work/$c/patch.log" | tr '\n' ' ')" > "$work/$c/status"
 		return
 	fi
-	if ! KVER=$kver "$top/scripts/build-modules.sh" --src "$d" \
-		--name "planted-$c" > "$work/$c/build.log" 2>&1; then
+	# The test flavour: the tree's test modules use its hooks.
+	if ! DMAGUARD_TEST_HOOKS=1 KVER=$kver "$top/scripts/build-modules.sh" \
+		--src "$d" --name "planted-$c" > "$work/$c/build.log" 2>&1; then
 		echo "dmaguard.ko did not build with the patch (see $work/$c/build.log)" > "$work/$c/status"
 		return
 	fi

@@ -35,6 +35,7 @@
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 #include "dg_test_dev.h"
+#include "dg_test_hooks.h"
 
 DMAGUARD_IMPORT_NS();
 DG_TEST_IMPORT_INTERNAL();
@@ -161,7 +162,7 @@ static bool dmc_check_place(struct dmc_blk *b, const struct dmc_row *r)
 static unsigned int dmc_alloc(struct dmaguard_pool *pool, struct dmc_blk *b,
 			      gfp_t gfp)
 {
-	struct dg_pool_stats st;
+	struct dmaguard_pool_stats st;
 	unsigned int i, n;
 	dma_addr_t d;
 	void *v;
@@ -169,7 +170,8 @@ static unsigned int dmc_alloc(struct dmaguard_pool *pool, struct dmc_blk *b,
 	v = dmaguard_pool_alloc(pool, gfp, &d);
 	if (!v)
 		return 0;
-	dg_pool_get_stats(dg_test_core(pool), &st);
+	if (dg_test_stats(pool, &st))
+		st.blocks_per_chunk = 1;
 	dmaguard_pool_free(pool, v, d);
 	n = min(3 * st.blocks_per_chunk, (u32)DMC_MAX_BLOCKS);
 	for (i = 0; i < n; i++) {
@@ -194,7 +196,7 @@ static void dmc_free(struct dmaguard_pool *pool, struct dmc_blk *b,
 static bool dmc_check_blocks(struct dmaguard_pool *pool, struct dmc_blk *b,
 			     unsigned int n, const struct dmc_row *r)
 {
-	struct dg_pool_stats st;
+	struct dmaguard_pool_stats st;
 	unsigned int i;
 	bool ok = true;
 
@@ -204,7 +206,7 @@ static bool dmc_check_blocks(struct dmaguard_pool *pool, struct dmc_blk *b,
 		return false;
 	ok = dmc_copy_check(&b[0], &b[n - 1], r->size, 0x11);
 	ok = dmc_copy_check(&b[n - 1], &b[n / 2], r->size, 0x77) && ok;
-	dg_pool_get_stats(dg_test_core(pool), &st);
+	dg_test_stats(pool, &st);
 	pr_info("# %s: %u blocks in %u chunks of %u bytes\n", r->name, n,
 		st.chunks, st.chunk_size);
 	return ok;
