@@ -68,7 +68,11 @@ void dg_plat_init(struct dg_pool_plat *plat)
  */
 void dg_plat_reclaim_kick(struct dg_pool_plat *plat, unsigned int nr_empty)
 {
-	if (nr_empty > READ_ONCE(reclaim_keep_chunks))
+	/*
+	 * ">=": blocks in the CPUs' caches may keep more chunks from looking
+	 * empty; the reclaim drains the caches before it counts.
+	 */
+	if (nr_empty >= READ_ONCE(reclaim_keep_chunks))
 		queue_delayed_work(system_unbound_wq, &plat->reclaim,
 				   dg_reclaim_delay());
 }
