@@ -313,10 +313,17 @@ static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 {
 	if (unlikely(pcp->count == pool->pcp_high)) {
 		spin_lock(&pool->lock);
-		if (pool->pcp_high)
+		if (pool->pcp_high) {
 			dg_pcp_flush(pool, pcp, pool->pcp_batch);
-		else
+			/*
+			 * Cached blocks can keep every chunk from emptying: a
+			 * pool that frees comes back for a reclaim, which
+			 * drains the caches, at most once a reclaim period.
+			 */
+			dg_plat_reclaim_kick(&pool->plat, ~0u);
+		} else {
 			chunk_put(pool, chunk, idx);
+		}
 		spin_unlock(&pool->lock);
 		if (!pool->pcp_high)
 			return;
