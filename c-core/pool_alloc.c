@@ -311,22 +311,22 @@ static noinline struct dg_chunk *pool_find_chunk(struct dg_pool *pool,
 static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 		    struct dg_chunk *chunk, u32 idx)
 {
+	if (unlikely(!pool->pcp_high)) {	/* no caches: to the chunk */
+		spin_lock(&pool->lock);
+		chunk_put(pool, chunk, idx);
+		spin_unlock(&pool->lock);
+		return;
+	}
 	if (unlikely(pcp->count == pool->pcp_high)) {
 		spin_lock(&pool->lock);
-		if (pool->pcp_high) {
-			dg_pcp_flush(pool, pcp, pool->pcp_batch);
-			/*
-			 * Cached blocks can keep every chunk from emptying: a
-			 * pool that frees comes back for a reclaim, which
-			 * drains the caches, at most once a reclaim period.
-			 */
-			dg_plat_reclaim_kick(&pool->plat, ~0u);
-		} else {
-			chunk_put(pool, chunk, idx);
-		}
+		dg_pcp_flush(pool, pcp, pool->pcp_batch);
+		/*
+		 * Cached blocks can keep every chunk from emptying: a pool
+		 * that frees comes back for a reclaim, which drains the
+		 * caches, at most once a reclaim period.
+		 */
+		dg_plat_reclaim_kick(&pool->plat, ~0u);
 		spin_unlock(&pool->lock);
-		if (!pool->pcp_high)
-			return;
 	}
 	pcp->e[pcp->count++] = (struct dg_pcp_entry){ .chunk = chunk,
 						      .idx = idx };
