@@ -21,7 +21,7 @@ include $(sort $(wildcard scripts/mk/*.mk))
 
 all: modules lib
 
-check: deps
+check: deps kernels
 	@scripts/check.sh $(CHECK_GROUPS)
 
 clean:

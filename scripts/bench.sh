@@ -301,7 +301,7 @@ mt_report() {
 vm_bench() {
 	local kver backend smp what rc=0 boots="" f
 	local -a files=()
-	for kver in $("$top/scripts/kernels.sh"); do
+	for kver in $("$top/scripts/kernels.sh" --distro); do
 		vm_build "$kver"
 		while read -r backend smp what; do
 			f=$out/vm/$kver/bench-$backend-smp$smp.bench

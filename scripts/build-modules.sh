@@ -82,7 +82,8 @@ for kver in $("$top/scripts/kernels.sh"); do
 	# The flavour goes on the command line, so that an environment
 	# variable of the same name cannot contradict it inside kbuild.
 	# shellcheck disable=SC2086
-	if ! make -s -C "/lib/modules/$kver/build" M="$out/src" -j"$jobs" \
+	if ! make -s -C "$("$top/scripts/kernels.sh" --kdir "$kver")" \
+		$("$top/scripts/kernels.sh" --make-args "$kver") M="$out/src" -j"$jobs" \
 		DMAGUARD_TEST_HOOKS="$hooks" ${KBUILD_ARGS:-} modules 2>&1 |
 		grep -v '^Skipping BTF generation for .* unavailability of vmlinux$'
 	   [ "${PIPESTATUS[0]}" -ne 0 ]; then

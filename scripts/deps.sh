@@ -27,6 +27,10 @@ PACKAGES=(
 	sparse coccinelle libcmocka-dev abigail-tools musl-tools
 	clang libclang-rt-14-dev bindgen linux-source-6.12 kmod python3 valgrind
 	xz-utils	# tar -J for the linux-source tarball
+	# The debug and rt kernels built here (scripts/kernel/): clang 14 and
+	# Debian's rustc with its library source (CONFIG_RUST).
+	clang-14 lld-14 llvm-14 flex bison libelf-dev libssl-dev bc rustc-web
+	rust-web-src
 )
 
 die() { echo "deps: error: $*" >&2; exit 1; }

@@ -1,22 +1,77 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Print, one per line in version order, the kernel versions dmaguard can be
-# built and booted for: those with both /lib/modules/V/build (headers) and
-# /boot/vmlinuz-V (image). Versions are discovered, never hard-coded.
+# The kernels dmaguard is built and booted for, one version per line:
 #
-# KVER=V (environment, may be a space-separated list) restricts the list to
-# V; asking for a version that is not installed is an error.
+#   Debian's ("distro"): those with both /lib/modules/V/build (headers) and
+#       /boot/vmlinuz-V (image), in version order. Discovered, never
+#       hard-coded.
+#   built here: the debug and rt kernels of scripts/kernel/ (`make kernels`),
+#       when the cache holds them for the current inputs, in that order.
+#
+# Usage:
+#   kernels.sh              every kernel: Debian's, then the built ones
+#   kernels.sh --distro     Debian's only (speed, sparse, static checks)
+#   kernels.sh --built      the built ones only
+#   kernels.sh --kdir V     the tree to build modules against (make -C)
+#   kernels.sh --image V    the bootable image
+#   kernels.sh --make-args V   extra make arguments modules for V need
+#                           (the built kernels: clang 14, Debian's rustc)
+#
+# KVER=V (environment, may be a space-separated list) restricts the lists
+# to V; asking for a version that is not available is an error.
 set -euo pipefail
+. "$(dirname "$0")/kernel/lib.sh"
 
-avail=()
+distro=()
 for build in /lib/modules/*/build; do
 	[ -d "$build" ] || continue
 	v=$(basename "$(dirname "$build")")
-	[ -f "/boot/vmlinuz-$v" ] && avail+=("$v")
+	[ -f "/boot/vmlinuz-$v" ] && distro+=("$v")
 done
+if [ ${#distro[@]} -gt 0 ]; then
+	mapfile -t distro < <(printf '%s\n' "${distro[@]}" | sort -V)
+fi
+declare -A built_dir
+built=()
+while read -r v d; do
+	built+=("$v")
+	built_dir[$v]=$d
+done < <(kernel_built)
+
+# The kernel V must be known: print nothing and fail otherwise.
+known() {
+	[ -n "${built_dir[$1]:-}" ] && return 0
+	printf '%s\n' "${distro[@]}" | grep -qxF "$1" && return 0
+	echo "kernels: unknown kernel '$1'" >&2
+	exit 1
+}
+
+case ${1:-} in
+--kdir|--image|--make-args)
+	v=${2:?usage: kernels.sh $1 VERSION}
+	known "$v"
+	d=${built_dir[$v]:-}
+	case $1 in
+	--kdir) echo "${d:-/lib/modules/$v/build}" ;;
+	--image)
+		if [ -n "$d" ]; then
+			echo "$d/arch/x86/boot/bzImage"
+		else
+			echo "/boot/vmlinuz-$v"
+		fi ;;
+	--make-args) [ -z "$d" ] || echo "${kernel_make_args[*]}" ;;
+	esac
+	exit 0 ;;
+--distro) avail=("${distro[@]}") ;;
+--built) avail=("${built[@]}") ;;
+'') avail=("${distro[@]}" "${built[@]}") ;;
+*) echo "usage: kernels.sh [--distro|--built|--kdir V|--image V|--make-args V]" >&2
+   exit 2 ;;
+esac
 
 if [ ${#avail[@]} -eq 0 ]; then
+	[ "${1:-}" = --built ] && exit 0
 	echo "kernels: no kernel has both /lib/modules/V/build and /boot/vmlinuz-V;" \
 		"run 'make deps' as root" >&2
 	exit 1
@@ -24,13 +79,14 @@ fi
 
 if [ -n "${KVER:-}" ]; then
 	for v in $KVER; do
-		printf '%s\n' "${avail[@]}" | grep -qxF "$v" || {
+		printf '%s\n' "${distro[@]}" "${built[@]}" | grep -qxF "$v" || {
 			echo "kernels: KVER=$v has no headers + image;" \
-				"available: ${avail[*]}" >&2
+				"available: ${distro[*]} ${built[*]}" >&2
 			exit 1
 		}
-		echo "$v"
+		# A list asked for stays that list.
+		printf '%s\n' "${avail[@]}" | grep -qxF "$v" && echo "$v"
 	done
 	exit 0
 fi
-printf '%s\n' "${avail[@]}" | sort -V
+printf '%s\n' "${avail[@]}"

@@ -121,7 +121,7 @@ if [ "$modules" = 1 ] && [ "$src" = "$top" ] && [ "$name" = main ]; then
 	flavours=1
 fi
 if [ "$modules" = 1 ]; then
-	for kver in $("$top/scripts/kernels.sh"); do
+	for kver in $("$top/scripts/kernels.sh" --distro); do
 		# The production flavour, whatever the caller's environment.
 		if DMAGUARD_TEST_HOOKS= KVER=$kver "$top/scripts/build-modules.sh" \
 			--src "$src" --name "$name" >&2; then

@@ -50,7 +50,9 @@ result() {
 kbuild() {
 	local kver=$1 dir=$2 inc=$3 sym=$4
 	shift 4
-	make -s -C "/lib/modules/$kver/build" M="$dir" DMAGUARD_INCLUDE="$inc" \
+	# shellcheck disable=SC2046
+	make -s -C "$("$top/scripts/kernels.sh" --kdir "$kver")" \
+		$("$top/scripts/kernels.sh" --make-args "$kver") M="$dir" DMAGUARD_INCLUDE="$inc" \
 		KBUILD_EXTRA_SYMBOLS="$sym" "$@" modules 2>&1 |
 		grep -v '^Skipping BTF generation for .* unavailability of vmlinux$'
 	return "${PIPESTATUS[0]}"

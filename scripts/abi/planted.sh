@@ -16,7 +16,7 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$top/build/abi-planted
-kver=${KVER:-$("$top/scripts/kernels.sh" | tail -n1)}
+kver=${KVER:-$("$top/scripts/kernels.sh" --distro | tail -n1)}
 rc=0
 
 # copy CASE: fresh copy of the ABI-relevant sources.

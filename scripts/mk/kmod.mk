@@ -17,7 +17,6 @@
 # KBUILD_ARGS passes extra kbuild variables (e.g. make modules KBUILD_ARGS=C=2).
 
 export KVER DMAGUARD_TEST_HOOKS
-kernels		= $(shell scripts/kernels.sh)
 ko_dir		= $(BUILD)/kernel/$(1)/main/ko
 test_ko_dir	= $(BUILD)/kernel/$(1)/test/ko
 
@@ -31,3 +30,10 @@ modules-test: deps
 # The benchmark module reads pool internals through the test hooks, so
 # scripts/bench.sh builds the test flavour of its private tree.
 bench bench-vm: export DMAGUARD_TEST_HOOKS := 1
+
+# Rust test modules (tests/kmod-rust/) for the kernels with CONFIG_RUST; the
+# VM boots find them in build/vm-ko/<kver>/.
+.PHONY: kmod-rust
+kmod-rust: deps kernels
+	@scripts/build-rust-kmod.sh
+VM_DEPS		+= kmod-rust

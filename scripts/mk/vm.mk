@@ -42,7 +42,7 @@ vm-deps: deps
 check-vm: vm-deps
 	@scripts/vm/check-vm.sh
 
-run: vm-deps modules-test
+run: vm-deps kernels modules-test
 	@scripts/vm/run.sh
 
 vm-selftest: deps

@@ -176,7 +176,7 @@ fi
 
 # Build it: dmaguard's Module.symvers from the normal build if there is one,
 # else from a build of dmaguard.ko made here.
-kver=$(scripts/kernels.sh | tail -n1)
+kver=$(scripts/kernels.sh --distro | tail -n1)
 symvers=$top/build/kernel/$kver/main/src/Module.symvers
 if [ -n "$kver" ] && [ -s "$conv/sample_drv.c" ]; then
 	if ! grep -q dmaguard_pool_alloc "$symvers" 2>/dev/null; then

@@ -35,7 +35,7 @@ ok() { echo "ok - $*"; }
 notok() { echo "not ok - $*"; fail=1; }
 
 command -v sparse >/dev/null || { notok "sparse: sparse not installed (make deps)"; exit 1; }
-kvers=$("$top/scripts/kernels.sh") || { notok "sparse: no kernel to build for"; exit 1; }
+kvers=$("$top/scripts/kernels.sh" --distro) || { notok "sparse: no kernel to build for"; exit 1; }
 
 # Refresh a symlink farm of the listed top-level paths: drop old links,
 # link again (new files appear, deleted ones go), keep kbuild's objects.

@@ -8,6 +8,10 @@
 #   #spec: NAME       a spec to boot (tests/vm/NAME.vmtest); may repeat
 #   #backend: NAME    the DMA backend to boot it under (vmtest.py)
 #   #expect: PCRE     some result line of those boots must match; may repeat
+#   #kernel: ERE      boot the first kernel of scripts/kernels.sh whose
+#                     version matches (e.g. "-dmaguard-debug$" for a KASAN,
+#                     lockdep or kmemleak finding); default: the KVER the
+#                     script is given (the newest Debian kernel)
 #
 # For each case, the sources of dmaguard.ko (Kbuild without tests/, abi/,
 # c-core/) are copied to build/vm-planted/<case>/tree, the patch is applied
@@ -20,7 +24,9 @@
 #
 # It is "not ok" when the patch does not apply (regenerate it against the
 # current core: it then proves nothing), when that dmaguard.ko does not
-# build, when an #expect line matches nothing, or when the same boot of the
+# build, when an #expect line matches nothing, when no kernel matches its
+# #kernel: line (a KVER= list that leaves it out gives an "ok ... # SKIP"
+# line instead), or when the same boot of the
 # unpatched tree (check-vm's, if it has one) matches it too: a spec that is
 # red anyway proves nothing. Logs: build/vm/<kver>/planted/<case>/.
 #
@@ -42,12 +48,35 @@ header() {
 	sed -n "s/^#$2: //p" "$1"
 }
 
+# kver_of PATCH KVER: the kernel a case boots (its #kernel: line, or KVER);
+# nothing if no kernel matches.
+kver_of() {
+	local re
+	re=$(header "$1" kernel)
+	if [ -z "$re" ]; then
+		echo "$2"
+	else
+		"$top/scripts/kernels.sh" | grep -E -m1 -- "$re" || true
+	fi
+}
+
 prepare_one() {
-	local kver=$1 p=$2 c d
+	local kver p=$2 c d re
 	c=$(basename "$p" .patch)
 	d=$work/$c/tree
 	rm -rf "${work:?}/$c"
 	mkdir -p "$d"
+	kver=$(kver_of "$p" "$1")
+	if [ -z "$kver" ]; then
+		re=$(header "$p" kernel)
+		if [ -n "${KVER:-}" ] && KVER= "$top/scripts/kernels.sh" | grep -qE -- "$re"; then
+			echo "skip: KVER=$KVER leaves out its kernel /$re/" > "$work/$c/status"
+		else
+			echo "no kernel matches #kernel: $re (make kernels)" > "$work/$c/status"
+		fi
+		return
+	fi
+	echo "$kver" > "$work/$c/kver"
 	(cd "$top" && git ls-files -co --exclude-standard -- abi c-core Kbuild 2>/dev/null ||
 		find abi c-core Kbuild -type f) | (cd "$top" && xargs cp --parents -t "$d")
 	sed -i '/^obj-m += tests\//d' "$d/Kbuild"
@@ -83,37 +112,40 @@ boots() {
 }
 
 jobs() {
-	local p n c s
+	local p n c s k
 	for p in "$cases"/*.patch; do
 		[ -f "$p" ] || continue
 		c=$(basename "$p" .patch)
 		[ "$(cat "$work/$c/status" 2>/dev/null)" = ok ] || continue
+		k=$(cat "$work/$c/kver")
 		for n in $(boots "$p"); do
 			s=${n#planted/"$c"/}
-			rm -f "$vm_out/$1/$n.results"
-			vm_job "$1" "$n" "$top/tests/vm/${s%@*}.vmtest" \
-				"$top/build/kernel/$1/test/ko" \
-				"$top/build/kernel/$1/planted-$c/ko"
+			rm -f "$vm_out/$k/$n.results"
+			vm_job "$k" "$n" "$top/tests/vm/${s%@*}.vmtest" \
+				"$top/build/kernel/$k/test/ko" \
+				"$top/build/kernel/$k/planted-$c/ko"
 		done
 	done
 }
 
 judge() {
-	local p c n res ctl re hit first why status
+	local p c n res ctl re hit first why status k
 	for p in "$cases"/*.patch; do
 		[ -f "$p" ] || continue
 		c=$(basename "$p" .patch)
 		status=$(cat "$work/$c/status" 2>/dev/null || echo "not prepared")
-		if [ "$status" != ok ]; then
-			echo "not ok - vm-planted/$c # $status"
-			continue
-		fi
-		res=$(for n in $(boots "$p"); do vm_results "$1" "$n"; done)
+		case $status in
+		ok) ;;
+		skip:*) echo "ok - vm-planted/$c # SKIP ${status#skip: }"; continue ;;
+		*) echo "not ok - vm-planted/$c # $status"; continue ;;
+		esac
+		k=$(cat "$work/$c/kver")
+		res=$(for n in $(boots "$p"); do vm_results "$k" "$n"; done)
 		# The unpatched tree's own boots of the same specs, if any.
 		ctl=$(for n in $(boots "$p"); do
 			n=${n#planted/"$c"/}
 			n=${n%@direct}
-			cat "$vm_out/$1/$n.results" 2>/dev/null || true
+			cat "$vm_out/$k/$n.results" 2>/dev/null || true
 		done)
 		why=
 		first=
@@ -129,9 +161,9 @@ judge() {
 		[ -n "$(header "$p" expect)" ] || why="no #expect: line"
 		n=$(boots "$p" | sed 's|^planted/[^/]*/||' | tr '\n' ' ')
 		if [ -z "$why" ]; then
-			echo "ok - vm-planted/$c: ${n% } red: ${first#not ok - }"
+			echo "ok - vm-planted/$c: $k ${n% } red: ${first#not ok - }"
 		else
-			echo "not ok - vm-planted/$c # ${n% }: $why (logs: $vm_out/$1/planted/$c/)"
+			echo "not ok - vm-planted/$c # $k ${n% }: $why (logs: $vm_out/$k/planted/$c/)"
 		fi
 	done
 }

@@ -27,6 +27,7 @@ done
 for kver in "${kernels[@]}"; do
 	for s in "${specs[@]}"; do
 		for n in ${boots[$s]}; do
+			vm_on_kernel "$kver" "$n" || continue
 			rm -f "$vm_out/$kver/$n.results" "$vm_out/$kver/$n.report"
 			vm_job "$kver" "$n" "$top/tests/vm/$s.vmtest" \
 				"$top/build/kernel/$kver/test/ko"
@@ -43,6 +44,7 @@ for kver in "${kernels[@]}"; do
 	echo "-- $kver"
 	for s in "${specs[@]}"; do
 		for n in ${boots[$s]}; do
+			vm_on_kernel "$kver" "$n" || continue
 			[ -f "$vm_out/$kver/$n.report" ] &&
 				sed 's/^/   /' "$vm_out/$kver/$n.report"
 			res=$(vm_results "$kver" "$n")

@@ -52,7 +52,7 @@
 # /sys, /dev, /tmp and debugfs mounted.
 # QEMU runs as (never KVM: guests hang on this host)
 #   qemu-system-x86_64 -accel tcg -cpu max -m MEM -smp N -nographic
-#     -no-reboot -kernel /boot/vmlinuz-V -initrd <per-spec initramfs>
+#     -no-reboot -kernel <image of V> -initrd <per-spec initramfs>
 #     -append "console=ttyS0 panic=-1 quiet slub_debug=FZPU log_buf_len=8M
 #              <append:>"
 #     <qemu:> [-nic none, unless qemu: has -nic/-net/-netdev]
@@ -88,11 +88,15 @@
 # VERDICT. The spec's own line "vm/<kver>/<spec>" is "not ok" on: QEMU
 # timeout or error, a missing "all steps done" marker, a failed or
 # unfinished run: step, Kernel panic / Oops / BUG: / SLUB "BUG cache (...)"
-# / general protection fault / RCU stall / hung task / UBSAN, any WARNING
-# not matched by expect-/allow-warning, an expect-* pattern never matched, a
-# taint flag outside O, E (+W, + allow-taint), a KTAP document with a
-# missing plan line, more or fewer results than its plan, or a parse error,
-# a "ktap:" count mismatch. Each KTAP case becomes its own line
+# / general protection fault / RCU stall / hung task / UBSAN (KASAN reports
+# and "sleeping function called from invalid context" are BUG: lines), any
+# WARNING (lockdep splats and DMA-API debug reports are WARNINGs) not
+# matched by expect-/allow-warning; on the debug kernels, after the steps
+# (scripts/vm/init): a kmemleak leak (two scans 5 s apart), a non-zero
+# DMA-API debug error count, lockdep switched off; an expect-* pattern
+# never matched, a taint flag outside O, E (+W, + allow-taint), a KTAP
+# document with a missing plan line, more or fewer results than its plan,
+# or a parse error, a "ktap:" count mismatch. Each KTAP case becomes its own line
 # "vm/<kver>/<spec>/<module>/<case>" (see ktap.py); each test: step too.
 # KTAP/TAP printed by guest programs (console lines without a printk
 # timestamp) is parsed the same way, its documents named "user-ktapN".
@@ -102,7 +106,9 @@
 # <out>/<spec>.report; `make run` prints those of tests/vm/report/*.vmtest.
 #
 # Usage: vmtest.py --kver V --name NAME --out DIR --ko-dir DIR [--ko-dir DIR]
-#                  [--bin-dir DIR] [--backend B] SPEC
+#                  [--bin-dir DIR] [--backend B] [--image FILE] SPEC
+# --image: the kernel to boot (scripts/kernels.sh --image V; default
+# /boot/vmlinuz-V).
 #        vmtest.py --list-backends SPEC   (the backends the spec boots under)
 # Writes DIR/NAME.log (full serial log), DIR/NAME.results (result lines, also
 # printed), DIR/NAME.report. Exit status 0 iff every result line is "ok".
@@ -329,7 +335,8 @@ def boot(spec, args, initrd, log):
 	cmd = ['qemu-system-x86_64', '-accel', 'tcg', '-cpu', 'max',
 	       '-m', spec['mem'], '-smp', str(spec['smp']),
 	       '-nographic', '-no-reboot',
-	       '-kernel', f'/boot/vmlinuz-{args.kver}', '-initrd', initrd,
+	       '-kernel', args.image or f'/boot/vmlinuz-{args.kver}',
+	       '-initrd', initrd,
 	       '-append', ' '.join([BASE_APPEND] + b.append + spec['append'])]
 	cmd += b.qemu + spec['qemu']
 	# No default NIC unless the spec asks for networking: its option ROM
@@ -363,6 +370,27 @@ def warning_blocks(klog):
 				start = j
 				break
 		yield line, klog[start:i + 1]
+
+
+def debug_reports(console):
+	"""The debug kernels' end-of-boot reports (scripts/vm/init): kmemleak
+	leaks, DMA-API debug errors (it prints only the first one), lockdep
+	switched off (after a splat, or out of entries)."""
+	fails = []
+	leak = False
+	for l in console:
+		if l.startswith(MARK + 'kmemleak begin'):
+			leak = True
+		elif l.startswith(MARK + 'kmemleak end'):
+			leak = False
+		elif leak and l.startswith('unreferenced object'):
+			fails.append(f'kmemleak: {l.strip()}')
+		m = re.match(MARK + r'dma-api errors=(\d+)', l)
+		if m and int(m.group(1)):
+			fails.append(f'DMA-API debug: {m.group(1)} error(s)')
+		if l.startswith(MARK + 'lockdep debug_locks:0'):
+			fails.append('lockdep turned itself off (debug_locks=0)')
+	return fails
 
 
 def judge(spec, args, log, rc, timed_out, elapsed):
@@ -410,6 +438,7 @@ def judge(spec, args, log, rc, timed_out, elapsed):
 
 	if not any(l.startswith(MARK + 'all steps done') for l in console):
 		fails.append('no "all steps done" marker')
+	fails += debug_reports(console)
 
 	# Steps: "step N end rc=X" markers.
 	ends = {}
@@ -488,6 +517,7 @@ def main():
 	ap = argparse.ArgumentParser(description=__doc__)
 	ap.add_argument('--list-backends', action='store_true')
 	ap.add_argument('--kver')
+	ap.add_argument('--image')
 	ap.add_argument('--name')
 	ap.add_argument('--out')
 	ap.add_argument('--ko-dir', action='append', default=[])

@@ -74,11 +74,21 @@ struct mt_run {
 	struct hrtimer timer;
 };
 
+/* One thread; its batch lives here, not on its stack (KASAN grows frames). */
 struct mt_thread {
 	struct mt_run *run;
 	struct task_struct *task;
 	unsigned long ops;
 	int err;
+	void *v[MT_MAX_BATCH];
+	dma_addr_t d[MT_MAX_BATCH];
+};
+
+/* A whole run's state, allocated: too big for a kernel stack. */
+struct mt_state {
+	struct mt_run run;
+	s64 k_ops[BENCH_MAX_REPS], d_ops[BENCH_MAX_REPS], pr[BENCH_MAX_REPS];
+	char kl[BENCH_MAX_REPS * 12], dl[BENCH_MAX_REPS * 12];
 };
 
 static enum hrtimer_restart mt_timer_fn(struct hrtimer *t)
@@ -90,10 +100,11 @@ static enum hrtimer_restart mt_timer_fn(struct hrtimer *t)
 }
 
 /* One batch: allocate @n blocks, free them; 0 or -ENOMEM. */
-static int mt_batch_once(struct mt_run *run, unsigned int n)
+static int mt_batch_once(struct mt_thread *t, unsigned int n)
 {
-	void *v[MT_MAX_BATCH];
-	dma_addr_t d[MT_MAX_BATCH];
+	struct mt_run *run = t->run;
+	void **v = t->v;
+	dma_addr_t *d = t->d;
 	unsigned int i;
 	int ret = 0;
 
@@ -126,7 +137,7 @@ static int mt_thread_fn(void *data)
 	wake_up_all(&run->wq);
 	wait_event(run->wq, READ_ONCE(run->go));
 	while (!atomic_read(&run->stop)) {
-		t->err = mt_batch_once(run, mt_batch);
+		t->err = mt_batch_once(t, mt_batch);
 		if (t->err) {
 			atomic_set(&run->stop, 1);
 			break;
@@ -150,24 +161,24 @@ static int mt_thread_fn(void *data)
 
 /* One measurement on one pool: operations of all threads, or an error. */
 static s64 mt_measure(struct dma_pool *kpool, struct dmaguard_pool *dpool,
-		      struct mt_thread *th)
+		      struct mt_run *r, struct mt_thread *th)
 {
-	struct mt_run run = { .kpool = kpool, .dpool = dpool };
 	unsigned int cpu, n = 0, i;
 	s64 ops = 0;
 	int err = 0;
 
-	init_waitqueue_head(&run.wq);
-	atomic_set(&run.checked_in, 0);
-	atomic_set(&run.finished, 0);
-	atomic_set(&run.stop, 0);
-	hrtimer_init_on_stack(&run.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	run.timer.function = mt_timer_fn;
+	*r = (struct mt_run){ .kpool = kpool, .dpool = dpool };
+	init_waitqueue_head(&r->wq);
+	atomic_set(&r->checked_in, 0);
+	atomic_set(&r->finished, 0);
+	atomic_set(&r->stop, 0);
+	hrtimer_init(&r->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	r->timer.function = mt_timer_fn;
 
 	for_each_online_cpu(cpu) {
 		struct task_struct *task;
 
-		th[n] = (struct mt_thread){ .run = &run };
+		th[n] = (struct mt_thread){ .run = r };
 		task = kthread_create(mt_thread_fn, &th[n], "dg_bench_mt/%u",
 				      cpu);
 		if (IS_ERR(task)) {
@@ -178,16 +189,15 @@ static s64 mt_measure(struct dma_pool *kpool, struct dmaguard_pool *dpool,
 		th[n++].task = task;
 		wake_up_process(task);
 	}
-	wait_event(run.wq, atomic_read(&run.checked_in) == n);
+	wait_event(r->wq, atomic_read(&r->checked_in) == n);
 	if (err)
-		atomic_set(&run.stop, 1);
+		atomic_set(&r->stop, 1);
 	else
-		hrtimer_start(&run.timer, ms_to_ktime(mt_ms), HRTIMER_MODE_REL);
-	WRITE_ONCE(run.go, true);
-	wake_up_all(&run.wq);
-	wait_event(run.wq, atomic_read(&run.finished) == n);
-	hrtimer_cancel(&run.timer);
-	destroy_hrtimer_on_stack(&run.timer);
+		hrtimer_start(&r->timer, ms_to_ktime(mt_ms), HRTIMER_MODE_REL);
+	WRITE_ONCE(r->go, true);
+	wake_up_all(&r->wq);
+	wait_event(r->wq, atomic_read(&r->finished) == n);
+	hrtimer_cancel(&r->timer);
 
 	for (i = 0; i < n; i++) {
 		kthread_stop(th[i].task);
@@ -200,14 +210,13 @@ static s64 mt_measure(struct dma_pool *kpool, struct dmaguard_pool *dpool,
 
 int bench_mt_run(void)
 {
-	s64 k_ops[BENCH_MAX_REPS], d_ops[BENCH_MAX_REPS], pr[BENCH_MAX_REPS];
 	s64 km, dm, v, pm;
 	const char *kver = init_utsname()->release;
-	char kl[BENCH_MAX_REPS * 12], dl[BENCH_MAX_REPS * 12];
+	struct dmaguard_pool *dpool = NULL;
+	struct dma_pool *kpool = NULL;
+	struct mt_thread *th = NULL;
+	struct mt_state *st;
 	unsigned int cpus = num_online_cpus(), i, side;
-	struct dmaguard_pool *dpool;
-	struct dma_pool *kpool;
-	struct mt_thread *th;
 	u64 ratio;
 	int ret = -ENOMEM;
 
@@ -217,6 +226,9 @@ int bench_mt_run(void)
 		       BENCH_MAX_REPS, MT_MAX_BATCH);
 		return -EINVAL;
 	}
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
 	th = kcalloc(nr_cpu_ids, sizeof(*th), GFP_KERNEL);
 	kpool = dma_pool_create("dg_bench_mt_kernel", bench_dev, mt_size,
 				mt_size, 0);
@@ -230,37 +242,40 @@ int bench_mt_run(void)
 		for (side = 0; side < 2; side++) {
 			bool dg = side ^ (i & 1);
 
-			v = mt_measure(dg ? NULL : kpool, dg ? dpool : NULL, th);
+			v = mt_measure(dg ? NULL : kpool, dg ? dpool : NULL,
+				       &st->run, th);
 			if (v < 0) {
 				ret = v;
 				goto out;
 			}
 			if (i && dg)
-				d_ops[i - 1] = v;
+				st->d_ops[i - 1] = v;
 			else if (i)
-				k_ops[i - 1] = v;
+				st->k_ops[i - 1] = v;
 		}
 	}
-	km = bench_median(k_ops, mt_reps);
-	dm = bench_median(d_ops, mt_reps);
+	km = bench_median(st->k_ops, mt_reps);
+	dm = bench_median(st->d_ops, mt_reps);
 	ratio = km ? div64_u64((u64)dm * 1000 + km / 2, km) : 0;
 	pr_info("BENCH pool-mt kernel=%s backend=%s cpus=%u size=%u kernel_ops=%lld dmaguard_ops=%lld ratio=%llu.%03llu\n",
 		kver, bench_backend, cpus, mt_size, km, dm, ratio / 1000,
 		ratio % 1000);
 	for (i = 0; i < mt_reps; i++)
-		pr[i] = k_ops[i] ? div64_u64((u64)d_ops[i] * 1000 + k_ops[i] / 2,
-					     k_ops[i]) : 0;
-	pm = bench_median(pr, mt_reps);
-	bench_format_list(kl, sizeof(kl), k_ops, mt_reps);
-	bench_format_list(dl, sizeof(dl), d_ops, mt_reps);
+		st->pr[i] = st->k_ops[i] ?
+			    div64_u64((u64)st->d_ops[i] * 1000 + st->k_ops[i] / 2,
+				      st->k_ops[i]) : 0;
+	pm = bench_median(st->pr, mt_reps);
+	bench_format_list(st->kl, sizeof(st->kl), st->k_ops, mt_reps);
+	bench_format_list(st->dl, sizeof(st->dl), st->d_ops, mt_reps);
 	pr_info("BENCH pool-mt-reps kernel=%s backend=%s cpus=%u size=%u batch=%u ms=%u kernel_ops=%s dmaguard_ops=%s median_pair_ratio=%lld.%03lld\n",
-		kver, bench_backend, cpus, mt_size, mt_batch, mt_ms, kl, dl,
+		kver, bench_backend, cpus, mt_size, mt_batch, mt_ms, st->kl, st->dl,
 		pm / 1000, pm % 1000);
 	ret = 0;
 out:
 	dmaguard_pool_destroy(dpool);
 	dma_pool_destroy(kpool);
 	kfree(th);
+	kfree(st);
 	if (ret)
 		pr_err("BENCH error kernel=%s backend=%s cpus=%u pool-mt size=%u: %d\n",
 		       kver, bench_backend, cpus, mt_size, ret);
