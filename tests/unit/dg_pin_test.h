@@ -65,6 +65,14 @@ static inline struct dg_pin_cache *dgp_cache(u64 max_bytes, u32 max_entries,
 	return dg_pin_cache_create(&p);
 }
 
+/* Replace the test's cache by one with these budgets and device. */
+static inline void dgp_recreate(u64 max_bytes, u32 max_entries, void *dev)
+{
+	assert_int_equal(dg_pin_cache_destroy(dgp.c), 0);
+	dgp.c = dgp_cache(max_bytes, max_entries, dev);
+	assert_non_null(dgp.c);
+}
+
 /* A mm of DGP_PAGES read-write pages (generation 1) and an unbounded cache. */
 static inline int dgp_setup(void **state)
 {

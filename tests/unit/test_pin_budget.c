@@ -26,8 +26,7 @@ static void lru_by_entries(void **state)
 {
 	struct dg_pin_handle h;
 
-	assert_int_equal(dg_pin_cache_destroy(dgp.c), 0);
-	dgp.c = dgp_cache(0, 3, NULL);
+	dgp_recreate(0, 3, NULL);
 	get_put(0, 1);
 	get_put(10, 1);
 	get_put(20, 1);
@@ -44,8 +43,7 @@ static void lru_by_entries(void **state)
 
 static void lru_by_bytes(void **state)
 {
-	assert_int_equal(dg_pin_cache_destroy(dgp.c), 0);
-	dgp.c = dgp_cache(8 * PG, 0, NULL);
+	dgp_recreate(8 * PG, 0, NULL);
 	get_put(0, 4);
 	get_put(10, 2);
 	get_put(20, 2);				/* full: 8 pages */
@@ -64,8 +62,7 @@ static void in_use_never_evicted(void **state)
 {
 	struct dg_pin_handle a, b, c;
 
-	assert_int_equal(dg_pin_cache_destroy(dgp.c), 0);
-	dgp.c = dgp_cache(4 * PG, 2, NULL);
+	dgp_recreate(4 * PG, 2, NULL);
 	a = dgp_get(dgp_va(0, 0), 2 * PG, false);
 	b = dgp_get(dgp_va(10, 0), 2 * PG, false);
 	assert_int_equal(dg_pin_get(dgp.c, dgp_va(20, 0), PG, false, &c),
@@ -85,8 +82,7 @@ static void larger_than_budget(void **state)
 {
 	struct dg_pin_handle h;
 
-	assert_int_equal(dg_pin_cache_destroy(dgp.c), 0);
-	dgp.c = dgp_cache(4 * PG, 0, NULL);
+	dgp_recreate(4 * PG, 0, NULL);
 	get_put(0, 1);
 	/* 4 bytes over 2 pages: 2 pages fit; 4 pages + 1 byte does not */
 	h = dgp_get(dgp_va(10, PG - 2), 4, false);
@@ -127,8 +123,7 @@ static void memlock_limit(void **state)
 /* Under a byte budget, eviction comes before the charge: no -ENOMEM. */
 static void evict_before_charge(void **state)
 {
-	assert_int_equal(dg_pin_cache_destroy(dgp.c), 0);
-	dgp.c = dgp_cache(4 * PG, 0, NULL);
+	dgp_recreate(4 * PG, 0, NULL);
 	dgp.mm->pinned_limit = 4;
 	get_put(0, 4);
 	get_put(10, 4);

@@ -94,8 +94,7 @@ static void charge_and_map_fail(void **state)
 	assert_int_equal(dgp.mm->pin_calls, 0);	/* charged before pinning */
 	assert_nothing_held();
 
-	assert_int_equal(dg_pin_cache_destroy(dgp.c), 0);
-	dgp.c = dgp_cache(0, 0, &dev);
+	dgp_recreate(0, 0, &dev);
 	dgp.mm->map_errno = -ENOSPC;
 	assert_int_equal(dg_pin_get(dgp.c, dgp_va(0, 0), 3 * PG, true, &h),
 			 -ENOSPC);

@@ -39,8 +39,7 @@ static void unmap_while_held(void **state)
 	struct dg_user_frame *f;
 	int dev;
 
-	assert_int_equal(dg_pin_cache_destroy(dgp.c), 0);
-	dgp.c = dgp_cache(0, 0, &dev);
+	dgp_recreate(0, 0, &dev);
 	a = dgp_get(dgp_va(20, 0), 2 * PG, true);
 	b = dgp_get(dgp_va(20, 0), PG, false);
 	f = a.pages[0];

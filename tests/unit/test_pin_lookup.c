@@ -146,8 +146,7 @@ static void mapped_for_device(void **state)
 	struct dg_user_map *m;
 	int dev;
 
-	assert_int_equal(dg_pin_cache_destroy(dgp.c), 0);
-	dgp.c = dgp_cache(0, 0, &dev);
+	dgp_recreate(0, 0, &dev);
 	a = dgp_get(dgp_va(80, 0), 4 * PG, true);
 	assert_non_null(a.map);
 	m = a.map;

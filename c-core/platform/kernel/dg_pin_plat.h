@@ -105,7 +105,11 @@ void dg_pin_plat_unmap(struct dg_pin_plat *plat, void *cookie,
 		       unsigned long nr_pages, bool write);
 
 /* The page pointer array of an entry (no kvcalloc_node() before 6.10). */
-#define dg_kvcalloc(n, size, node)	kvcalloc(n, size, GFP_KERNEL)
+static inline void *dg_kvcalloc(size_t n, size_t size, int node)
+{
+	return kvcalloc(n, size, GFP_KERNEL);
+}
+
 #define dg_kvfree(p)			kvfree(p)
 
 #endif /* _DMAGUARD_PIN_PLAT_KERNEL_H */
