@@ -29,6 +29,7 @@ enum dg_user_prot {
 struct dg_user_frame {
 	unsigned char data[4096];
 	long pins;
+	long write_pins;	/* of which FOLL_WRITE */
 	bool mapped;
 	unsigned long id;	/* serial number, never reused */
 };
@@ -43,7 +44,7 @@ struct dg_user_mm {
 	unsigned long nr_pages;
 	struct dg_user_pte *pt;
 	struct list_head notifiers;
-	unsigned long seq;	/* moves at every invalidation */
+	unsigned long seq;	/* moves at every change of the mapping */
 	/* pinned_vm against a limit of pages (< 0: none, CAP_IPC_LOCK) */
 	long pinned_vm, pinned_limit;
 	long frames_live, pins_live, maps_live, notifiers_live;

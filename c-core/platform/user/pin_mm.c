@@ -101,9 +101,11 @@ static void mm_invalidate(struct dg_user_mm *mm, unsigned long first,
 	unsigned long last = dg_user_mm_addr(end) - 1;
 	struct dg_pin_notifier *n, *tmp;
 
-	mm->seq += 2;	/* the kernel's is odd while in progress; unique here */
+	/* The kernel's is odd while in progress; unique here. */
 	if (unchanged)
 		mm->unchanged_events++;
+	else
+		mm->seq += 2;
 	list_for_each_entry_safe(n, tmp, &mm->notifiers, link)
 		if (n->start <= last && start <= n->last)
 			dg_pin_invalidate(n, mm->seq, unchanged);
@@ -354,6 +356,7 @@ long dg_pin_plat_pin(struct dg_pin_plat *plat, unsigned long start,
 			break;
 		}
 		pte->frame->pins++;
+		pte->frame->write_pins += write;
 		mm->pins_live++;
 		pages[n] = pte->frame;
 	}
@@ -374,6 +377,9 @@ void dg_pin_plat_unpin(struct dg_pin_plat *plat, void **pages,
 		if (f->pins <= 0)
 			abort();
 		f->pins--;
+		f->write_pins -= dirty;
+		if (f->write_pins < 0)
+			abort();
 		mm->pins_live--;
 		frame_put(mm, f);
 	}
