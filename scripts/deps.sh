@@ -11,9 +11,11 @@
 # Tools extracted into build/tools/linux/ (one tar pass, xz decompressed once):
 #   tools/testing/kunit/       kunit.py parse (KTAP parser of the VM harness)
 #   scripts/checkpatch.pl      plus spelling.txt and const_structs.checkpatch
-#   tools/include/, tools/arch/x86/include/, tools/lib/find_bit.c
+#   tools/include/, tools/arch/x86/include/, tools/lib/find_bit.c,
+#   tools/lib/rbtree.c
 #                              the kernel's own userspace headers (list.h,
-#                              bitops, find_bit, hash.h, log2.h, spinlock.h)
+#                              bitops, find_bit, hash.h, log2.h, spinlock.h,
+#                              rbtree and interval_tree_generic.h)
 #                              under the core's userspace build, as
 #                              tools/testing/radix-tree uses them
 set -euo pipefail
@@ -79,7 +81,7 @@ extract_tools() {
 	local paths=(
 		tools/testing/kunit scripts/checkpatch.pl scripts/spelling.txt
 		scripts/const_structs.checkpatch tools/include tools/arch/x86/include
-		tools/lib/find_bit.c
+		tools/lib/find_bit.c tools/lib/rbtree.c
 	)
 	want="$tarball $(stat -c %Y "$tarball") ${paths[*]}"
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0

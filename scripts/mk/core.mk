@@ -10,7 +10,8 @@
 
 KTOOLS		:= build/tools/linux/tools
 CORE_SRCS	:= c-core/pool.c c-core/pool_alloc.c c-core/chunk_table.c c-core/platform/user/chunk_mem.c \
-		   $(KTOOLS)/lib/find_bit.c
+		   c-core/pincache.c c-core/platform/user/pin_mm.c \
+		   $(KTOOLS)/lib/find_bit.c $(KTOOLS)/lib/rbtree.c
 CORE_HDRS	:= $(wildcard c-core/*.h c-core/platform/user/*.h) \
 		   $(wildcard abi/include/dmaguard/*.h)
 USER_CPPFLAGS	:= -Ic-core -Ic-core/platform/user -Iabi/include \
@@ -22,7 +23,7 @@ SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
 USER_OUT	:= $(BUILD)/user
 
 .PHONY: lib
-$(KTOOLS)/lib/find_bit.c:
+$(KTOOLS)/lib/find_bit.c $(KTOOLS)/lib/rbtree.c:
 	@scripts/deps.sh
 lib: $(USER_OUT)/libdmaguard-core.a $(USER_OUT)/libdmaguard-core-san.a
 

@@ -17,6 +17,7 @@
 #include "pool.h"
 #include "dg_user.h"
 #include "pool_model.h"
+#include "fuzz_input.h"
 
 #define NPOOLS		3
 #define DECOY_SIZE	8192
@@ -38,15 +39,7 @@ extern struct slot slots[NPOOLS];
 extern unsigned long op_nr;
 extern const char *op_name;
 
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "fuzz_pool: op %lu (%s): check failed: %s: ", \
-			op_nr, op_name, #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		abort(); \
-	} \
-} while (0)
+#define CHECK(cond, ...)	FUZZ_CHECK("fuzz_pool", cond, __VA_ARGS__)
 
 /* fuzz_device.c: the decoy buffer a device may aim forged pointers at */
 extern unsigned char decoy[DECOY_SIZE];

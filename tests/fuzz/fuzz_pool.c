@@ -34,37 +34,6 @@
 #define POOL_BYTES_CAP	(1536 * 1024ul)
 #define NR_KINDS	18	/* operation kinds, see the switch below */
 
-struct input {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint8_t get8(struct input *in)
-{
-	uint8_t v;
-
-	if (!in->n)
-		return 0;
-	v = *in->p++;
-	in->n--;
-	return v;
-}
-
-static uint16_t get16(struct input *in)
-{
-	return (uint16_t)(get8(in) | get8(in) << 8);
-}
-
-static uint32_t get32(struct input *in)
-{
-	return (uint32_t)get16(in) | (uint32_t)get16(in) << 16;
-}
-
-static uint64_t get64(struct input *in)
-{
-	return (uint64_t)get32(in) | (uint64_t)get32(in) << 32;
-}
-
 struct slot slots[NPOOLS];
 static bool armed;		/* a failure injection is pending */
 static unsigned long want_first, want_again, want_err;

@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cache of pinned user page ranges.
+ *
+ * entry          a page-aligned range [start, last] of the cache's mm,
+ *                pinned once per page (pages[]), read-only or writable,
+ *                optionally DMA-mapped (map), with a refcount of the
+ *                handles drivers hold and an interval notifier of its own.
+ * index          an interval tree (the kernel's interval_tree_generic.h)
+ *                over the live entries. A get hits an entry that covers
+ *                the range with enough permission: the entries containing
+ *                the first page are walked, O(log n + k), k the number of
+ *                live entries over that page; a miss drops the unused
+ *                entries its new entry covers, so k stays small.
+ *                Overlapping entries may coexist, each with its own pins.
+ * lru            the live entries no handle holds, the most recently put
+ *                first; eviction takes the tail. Entries in use are on no
+ *                list and are never evicted.
+ * dead           stale entries no handle holds, invalidated inside the
+ *                notifier callback: released by the next get, put, reap
+ *                or destroy, in process context.
+ *
+ * Entry states: NEW while a miss pins it (not indexed; the notifier only
+ * moves its sequence), LIVE once indexed, STALE once invalidated, evicted
+ * or destroyed (not indexed; released at the last put, or from dead).
+ *
+ * Invalidation: the platform calls dg_pin_invalidate() from the mm's
+ * notifier for every entry overlapping the range. It moves the entry's
+ * notifier sequence, marks it stale and unlinks it from the index, under
+ * the cache lock, and nothing more: no unpin, no unmap, no uncharge, no
+ * notifier removal there. Events that leave the mapping as it is
+ * (protection-only: NUMA hinting, mprotect) are ignored, or the cache
+ * would empty on every NUMA scan.
+ *
+ * A miss races invalidations the mmu_interval_read_begin()/read_retry()
+ * way: the notifier is inserted first, the pages pinned outside the lock,
+ * then under the lock the sequence is checked; if it moved, the pins are
+ * dropped and the miss is redone (DG_PIN_RETRIES times, then -EAGAIN).
+ *
+ * Budgets: the bytes and entries of every entry not yet released are
+ * reserved under the lock before pinning; over a budget, unused entries
+ * are evicted from the LRU tail; if the entries in use alone exceed it,
+ * the get fails with -ENOSPC. A range larger than the byte budget fails
+ * with -E2BIG. The platform's charge (pinned_vm against RLIMIT_MEMLOCK)
+ * comes after eviction, so a full cache does not fail a get for the
+ * limit while it holds unused pins.
+ *
+ * Locking: c->lock (spinlock_t) guards the index, the lists, the states,
+ * the refcounts and the counters. Nothing is pinned, mapped, charged,
+ * allocated or freed under it. Lock order: the mm's (the notifier
+ * callback runs under it) before c->lock.
+ */
+#include "pincache.h"
+
+enum dg_pin_state {
+	DG_PIN_NEW,
+	DG_PIN_LIVE,
+	DG_PIN_STALE,
+};
+
+struct dg_pin_entry {
+	struct rb_node rb;
+	unsigned long start, last;	/* page-aligned start, last byte */
+	unsigned long subtree_last;
+	struct list_head lru;		/* c->lru, c->dead or a private list */
+	struct dg_pin_cache *cache;
+	void **pages;
+	void *map;
+	unsigned long nr_pages;
+	unsigned long refs;		/* handles held */
+	u8 state;
+	bool write;
+	struct dg_pin_notifier notifier;
+};
+
+struct dg_pin_cache {
+	spinlock_t lock;		/* index, lists, states, refs, counters */
+	struct rb_root_cached index;
+	struct list_head lru;
+	struct list_head dead;
+	u64 max_bytes;
+	u32 max_entries;
+	int node;
+	bool mapped;			/* entries are DMA-mapped for a device */
+	bool dying;			/* destroyed with handles held */
+	u64 bytes;			/* reserved or pinned, not released */
+	u32 nr_entries;			/* reserved or holding pins */
+	u32 nr_indexed;
+	u64 handles;
+	u64 hits, misses, invalidations, inval_ignored, evictions, retries;
+	struct dg_pin_plat plat;
+};
+
+#define START(e)	((e)->start)
+#define LAST(e)		((e)->last)
+
+INTERVAL_TREE_DEFINE(struct dg_pin_entry, rb, unsigned long, subtree_last,
+		     START, LAST, static, pin_it)
+
+#ifdef DG_DEBUG
+/**
+ * dg_pin_cache_check() - assert the cache's invariants (debug builds)
+ * @c: the cache
+ *
+ * O(entries); the unit tests and the fuzzer call it after operations.
+ */
+void dg_pin_cache_check(struct dg_pin_cache *c)
+{
+	struct dg_pin_entry *e;
+	u32 indexed = 0, idle = 0;
+
+	spin_lock(&c->lock);
+	for (e = pin_it_iter_first(&c->index, 0, ULONG_MAX); e;
+	     e = pin_it_iter_next(e, 0, ULONG_MAX)) {
+		dg_assert(e->state == DG_PIN_LIVE);
+		dg_assert(!(e->start & (DG_PAGE_SIZE - 1)));
+		dg_assert(e->last - e->start + 1 == e->nr_pages * DG_PAGE_SIZE);
+		/* idle entries are on the LRU, entries in use on no list */
+		dg_assert(!e->refs == !list_empty(&e->lru));
+		indexed++;
+	}
+	list_for_each_entry(e, &c->lru, lru) {
+		dg_assert(e->state == DG_PIN_LIVE && !e->refs);
+		idle++;
+	}
+	list_for_each_entry(e, &c->dead, lru)
+		dg_assert(e->state == DG_PIN_STALE && !e->refs);
+	dg_assert(indexed == c->nr_indexed);
+	dg_assert(idle <= indexed && indexed <= c->nr_entries);
+	dg_assert(!c->max_entries || c->nr_entries <= c->max_entries);
+	dg_assert(!c->max_bytes || c->bytes <= c->max_bytes);
+	spin_unlock(&c->lock);
+}
+#endif
+
+/**
+ * dg_pin_cache_create() - create the pin cache of one address space
+ * @p: parameters, see struct dg_pin_params
+ *
+ * Context: process context, may sleep.
+ * Return: the cache, or NULL when no memory could be had or the platform
+ * refused the address space.
+ */
+struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p)
+{
+	struct dg_pin_cache *c;
+
+	c = dg_kzalloc_node(sizeof(*c), GFP_KERNEL, p->node);
+	if (!c)
+		return NULL;
+	if (dg_pin_plat_init(&c->plat, p->mm, p->dev)) {
+		dg_kfree(c);
+		return NULL;
+	}
+	spin_lock_init(&c->lock);
+	c->index = RB_ROOT_CACHED;
+	INIT_LIST_HEAD(&c->lru);
+	INIT_LIST_HEAD(&c->dead);
+	c->max_bytes = p->max_bytes;
+	c->max_entries = p->max_entries;
+	c->node = p->node;
+	c->mapped = p->dev;
+	return c;
+}
+
+/* Take a live entry out of the index for good; the caller owns it if idle. */
+static void entry_unlink(struct dg_pin_cache *c, struct dg_pin_entry *e)
+	__must_hold(&c->lock)
+{
+	pin_it_remove(e, &c->index);
+	RB_CLEAR_NODE(&e->rb);
+	c->nr_indexed--;
+	e->state = DG_PIN_STALE;
+}
+
+/* An idle stale entry leaves the budgets: its releaser owns it now. */
+static void entry_forget(struct dg_pin_cache *c, struct dg_pin_entry *e)
+	__must_hold(&c->lock)
+{
+	c->bytes -= e->nr_pages * DG_PAGE_SIZE;
+	c->nr_entries--;
+}
+
+/* Evict an idle live entry onto @out, for release outside the lock. */
+static void entry_evict(struct dg_pin_cache *c, struct dg_pin_entry *e,
+			struct list_head *out)
+	__must_hold(&c->lock)
+{
+	entry_unlink(c, e);
+	entry_forget(c, e);
+	list_move(&e->lru, out);
+	c->evictions++;
+}
+
+/* Drop the pins of @npinned pages, and the mapping. No lock held. */
+static void entry_unpin(struct dg_pin_cache *c, struct dg_pin_entry *e,
+			unsigned long npinned)
+{
+	if (e->map)
+		dg_pin_plat_unmap(&c->plat, e->map, e->nr_pages, e->write);
+	e->map = NULL;
+	if (npinned)
+		dg_pin_plat_unpin(&c->plat, e->pages, npinned, e->write);
+}
+
+/*
+ * Release an entry nobody can reach any more: notifier first (it waits
+ * for a callback running on the entry), then the DMA mapping, the pins,
+ * the charge and the memory. Process context, no lock held.
+ */
+static void entry_release(struct dg_pin_cache *c, struct dg_pin_entry *e)
+{
+	dg_pin_plat_untrack(&e->notifier);
+	entry_unpin(c, e, e->nr_pages);
+	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
+	dg_kvfree(e->pages);
+	dg_kfree(e);
+}
+
+static void release_list(struct dg_pin_cache *c, struct list_head *list)
+{
+	struct dg_pin_entry *e, *tmp;
+
+	list_for_each_entry_safe(e, tmp, list, lru) {
+		list_del(&e->lru);
+		entry_release(c, e);
+	}
+}
+
+/* Take the dead list over: its entries leave the budgets now. */
+static void take_dead(struct dg_pin_cache *c, struct list_head *out)
+	__must_hold(&c->lock)
+{
+	struct dg_pin_entry *e;
+
+	list_for_each_entry(e, &c->dead, lru)
+		entry_forget(c, e);
+	list_splice_init(&c->dead, out);
+}
+
+/**
+ * dg_pin_cache_reap() - release the entries invalidated while unused
+ * @c: the cache
+ *
+ * Gets and puts do it too; for a platform that wants it done sooner (a
+ * work item queued by the notifier glue).
+ *
+ * Context: process context, may sleep; not from the notifier callback.
+ */
+void dg_pin_cache_reap(struct dg_pin_cache *c)
+{
+	LIST_HEAD(dead);
+
+	spin_lock(&c->lock);
+	take_dead(c, &dead);
+	spin_unlock(&c->lock);
+	release_list(c, &dead);
+}
+
+/* A live entry covering [start, last] with the permission asked for. */
+static struct dg_pin_entry *pin_lookup(struct dg_pin_cache *c,
+				       unsigned long start, unsigned long last,
+				       bool write)
+	__must_hold(&c->lock)
+{
+	struct dg_pin_entry *e;
+
+	for (e = pin_it_iter_first(&c->index, start, start); e;
+	     e = pin_it_iter_next(e, start, start))
+		if (e->last >= last && (e->write || !write))
+			return e;
+	return NULL;
+}
+
+/*
+ * Make room for @bytes more in one more entry: evict from the LRU tail
+ * onto @out. Return: true when the budgets allow it now.
+ */
+static bool make_room(struct dg_pin_cache *c, u64 bytes,
+		      struct list_head *out)
+	__must_hold(&c->lock)
+{
+	struct dg_pin_entry *e;
+
+	while ((c->max_bytes && c->bytes + bytes > c->max_bytes) ||
+	       (c->max_entries && c->nr_entries + 1 > c->max_entries)) {
+		if (list_empty(&c->lru))
+			return false;
+		e = list_last_entry(&c->lru, struct dg_pin_entry, lru);
+		entry_evict(c, e, out);
+	}
+	return true;
+}
+
+/* Evict the idle entries that @n covers with at least its permission. */
+static void drop_covered(struct dg_pin_cache *c, struct dg_pin_entry *n,
+			 struct list_head *out)
+	__must_hold(&c->lock)
+{
+	struct dg_pin_entry *e, *next;
+
+	for (e = pin_it_iter_first(&c->index, n->start, n->last); e; e = next) {
+		next = pin_it_iter_next(e, n->start, n->last);
+		if (!e->refs && e->start >= n->start && e->last <= n->last &&
+		    (n->write || !e->write))
+			entry_evict(c, e, out);
+	}
+}
+
+static void fill_handle(struct dg_pin_entry *e, unsigned long addr,
+			size_t len, struct dg_pin_handle *h)
+{
+	unsigned long first = (addr - e->start) / DG_PAGE_SIZE;
+
+	h->entry = e;
+	h->pages = e->pages + first;
+	h->offset = addr & (DG_PAGE_SIZE - 1);
+	h->nr_pages = (h->offset + len + DG_PAGE_SIZE - 1) / DG_PAGE_SIZE;
+	h->map = e->map;
+	h->map_offset = addr - e->start;
+}
+
+/* Pin every page of @e, a batch a call; 0 or the platform's -errno. */
+static int entry_pin(struct dg_pin_cache *c, struct dg_pin_entry *e)
+{
+	unsigned long done = 0, n;
+	long ret;
+
+	while (done < e->nr_pages) {
+		n = min(e->nr_pages - done, (unsigned long)DG_PIN_BATCH);
+		ret = dg_pin_plat_pin(&c->plat, e->start + done * DG_PAGE_SIZE,
+				      n, e->write, e->pages + done);
+		if (ret <= 0) {
+			/* 0: pinned nothing and said nothing: a fault */
+			entry_unpin(c, e, done);
+			return ret < 0 ? (int)ret : -EFAULT;
+		}
+		dg_assert(ret <= n);
+		done += ret;
+	}
+	return 0;
+}
+
+/*
+ * Pin, map and index a new entry for [start, start + bytes). The budgets
+ * are reserved already. Return: the entry, holding one reference, or an
+ * ERR_PTR(); nothing is left pinned, charged or tracked on error.
+ */
+static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
+					 unsigned long start, u64 bytes,
+					 bool write, struct list_head *out)
+{
+	struct dg_pin_entry *e;
+	unsigned long seq;
+	int err, tries;
+
+	e = dg_kzalloc_node(sizeof(*e), GFP_KERNEL, c->node);
+	if (!e)
+		return ERR_PTR(-ENOMEM);
+	e->nr_pages = bytes / DG_PAGE_SIZE;
+	e->pages = dg_kvcalloc(e->nr_pages, sizeof(*e->pages), c->node);
+	err = -ENOMEM;
+	if (!e->pages)
+		goto free;
+	e->start = start;
+	e->last = start + bytes - 1;
+	e->write = write;
+	e->cache = c;
+	e->state = DG_PIN_NEW;
+	INIT_LIST_HEAD(&e->lru);
+	RB_CLEAR_NODE(&e->rb);
+	err = dg_pin_plat_charge(&c->plat, e->nr_pages);
+	if (err)
+		goto free;
+	err = dg_pin_plat_track(&c->plat, &e->notifier, start, bytes);
+	if (err)
+		goto uncharge;
+	for (tries = 0;; tries++) {
+		seq = dg_pin_plat_read_begin(&e->notifier);
+		err = entry_pin(c, e);
+		if (err)
+			goto untrack;
+		if (c->mapped) {
+			err = dg_pin_plat_map(&c->plat, e->pages, e->nr_pages,
+					      write, &e->map);
+			if (err) {
+				e->map = NULL;
+				entry_unpin(c, e, e->nr_pages);
+				goto untrack;
+			}
+		}
+		spin_lock(&c->lock);
+		if (!dg_pin_plat_read_retry(&e->notifier, seq))
+			break;
+		c->retries++;
+		spin_unlock(&c->lock);
+		entry_unpin(c, e, e->nr_pages);
+		if (tries + 1 >= DG_PIN_RETRIES) {
+			err = -EAGAIN;
+			goto untrack;
+		}
+	}
+	/* Under the lock, with the sequence unmoved: the pages are current. */
+	e->state = DG_PIN_LIVE;
+	e->refs = 1;
+	drop_covered(c, e, out);
+	pin_it_insert(e, &c->index);
+	c->nr_indexed++;
+	c->handles++;
+	spin_unlock(&c->lock);
+	return e;
+
+untrack:
+	dg_pin_plat_untrack(&e->notifier);
+uncharge:
+	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
+free:
+	dg_kvfree(e->pages);
+	dg_kfree(e);
+	return ERR_PTR(err);
+}
+
+/**
+ * dg_pin_get() - pinned pages of a user range, from the cache or pinned now
+ * @c: the cache
+ * @addr: first byte, a user address of the cache's mm
+ * @len: bytes, not 0
+ * @write: the device will write to the range (the pages must be pinned
+ *	writable; a read-only entry does not serve it)
+ * @h: filled in on success; give it back with dg_pin_put()
+ *
+ * A hit takes a reference on a live entry covering the range (cost
+ * independent of its length); a miss pins the page-aligned range covering
+ * it into a new entry. No pin is left behind on error.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for @len 0, -EOVERFLOW for a range that wraps,
+ * -E2BIG for one larger than the byte budget, -ENOSPC when the entries in
+ * use fill a budget, -EAGAIN when invalidations kept racing the pinning,
+ * -ENOMEM, or the platform's errno from charging (-ENOMEM over the
+ * locked-memory limit), pinning (-EFAULT for an unmapped, PROT_NONE or
+ * read-only-for-write range...) or DMA mapping.
+ */
+int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
+	       bool write, struct dg_pin_handle *h)
+{
+	unsigned long start, end;
+	struct dg_pin_entry *e;
+	LIST_HEAD(out);
+	u64 bytes;
+
+	if (!len)
+		return -EINVAL;
+	if (addr + len - 1 < addr)
+		return -EOVERFLOW;
+	start = addr & ~(DG_PAGE_SIZE - 1);
+	end = (addr + len - 1) | (DG_PAGE_SIZE - 1);	/* last byte */
+	if (end + 1 == 0)
+		return -EOVERFLOW;
+	bytes = (u64)end + 1 - start;
+
+	spin_lock(&c->lock);
+	take_dead(c, &out);
+	e = pin_lookup(c, start, end, write);
+	if (e) {
+		if (!e->refs++)
+			list_del_init(&e->lru);
+		c->handles++;
+		c->hits++;
+		spin_unlock(&c->lock);
+		release_list(c, &out);
+		fill_handle(e, addr, len, h);
+		return 0;
+	}
+	c->misses++;
+	if (c->max_bytes && bytes > c->max_bytes) {
+		spin_unlock(&c->lock);
+		release_list(c, &out);
+		return -E2BIG;
+	}
+	if (!make_room(c, bytes, &out)) {
+		spin_unlock(&c->lock);
+		release_list(c, &out);
+		return -ENOSPC;
+	}
+	c->bytes += bytes;
+	c->nr_entries++;
+	spin_unlock(&c->lock);
+	/* Unpin the evicted before pinning: the limit counts both. */
+	release_list(c, &out);
+
+	e = entry_create(c, start, bytes, write, &out);
+	if (IS_ERR(e)) {
+		spin_lock(&c->lock);
+		c->bytes -= bytes;
+		c->nr_entries--;
+		spin_unlock(&c->lock);
+		return PTR_ERR(e);
+	}
+	release_list(c, &out);
+	fill_handle(e, addr, len, h);
+	return 0;
+}
+
+/* The last put of a destroyed cache frees it. */
+static void cache_free(struct dg_pin_cache *c)
+{
+	dg_pin_plat_fini(&c->plat);
+	dg_kfree(c);
+}
+
+/**
+ * dg_pin_put() - give back a handle from dg_pin_get()
+ * @c: the cache
+ * @h: the handle; its pages may not be used after this
+ *
+ * The entry stays cached, unless it was invalidated or evicted while in
+ * use: then the last put releases it (unmaps, unpins, uncharges).
+ *
+ * Context: process context, may sleep.
+ */
+void dg_pin_put(struct dg_pin_cache *c, struct dg_pin_handle *h)
+{
+	struct dg_pin_entry *e = h->entry;
+	bool release = false, last = false;
+	LIST_HEAD(out);
+
+	spin_lock(&c->lock);
+	dg_assert(e->refs && c->handles);
+	c->handles--;
+	if (!--e->refs) {
+		if (e->state == DG_PIN_LIVE) {
+			list_add(&e->lru, &c->lru);
+		} else {
+			entry_forget(c, e);
+			release = true;
+		}
+	}
+	take_dead(c, &out);
+	last = c->dying && !c->handles;
+	spin_unlock(&c->lock);
+	h->entry = NULL;
+	release_list(c, &out);
+	if (release)
+		entry_release(c, e);
+	if (last)
+		cache_free(c);
+}
+
+/**
+ * dg_pin_invalidate() - the mm's notifier says an entry's range changes
+ * @n: the entry's notifier
+ * @cur_seq: the sequence the notifier moves to
+ * @mapping_unchanged: a protection-only event (NUMA hinting, mprotect):
+ *	the pinned pages stay the ones mapped, so it is ignored
+ *
+ * Marks the entry stale and takes it out of the index; an unused one goes
+ * to the dead list, a used one is released at its last put. Nothing is
+ * unpinned, unmapped or uncharged here.
+ *
+ * Context: the notifier callback: under the mm's notifier locks, may not
+ * sleep; takes the cache lock.
+ * Return: true (the callback never needs to block).
+ */
+bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
+		       bool mapping_unchanged)
+{
+	struct dg_pin_entry *e = container_of(n, struct dg_pin_entry, notifier);
+	struct dg_pin_cache *c = e->cache;
+
+	spin_lock(&c->lock);
+	if (mapping_unchanged) {
+		c->inval_ignored++;
+		spin_unlock(&c->lock);
+		return true;
+	}
+	dg_pin_plat_set_seq(n, cur_seq);
+	if (e->state == DG_PIN_LIVE) {
+		entry_unlink(c, e);
+		c->invalidations++;
+		if (!e->refs)
+			list_move(&e->lru, &c->dead);
+	}
+	spin_unlock(&c->lock);
+	return true;
+}
+
+/**
+ * dg_pin_cache_evict() - drop unused entries, least recently used first
+ * @c: the cache
+ * @nr: how many at most
+ *
+ * For a shrinker, or a driver that wants its pins back.
+ *
+ * Context: process context, may sleep.
+ * Return: the number evicted.
+ */
+unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr)
+{
+	struct dg_pin_entry *e;
+	unsigned int done = 0;
+	LIST_HEAD(out);
+
+	spin_lock(&c->lock);
+	take_dead(c, &out);
+	while (done < nr && !list_empty(&c->lru)) {
+		e = list_last_entry(&c->lru, struct dg_pin_entry, lru);
+		entry_evict(c, e, &out);
+		done++;
+	}
+	spin_unlock(&c->lock);
+	release_list(c, &out);
+	return done;
+}
+
+/**
+ * dg_pin_cache_destroy() - release every entry of a cache, then the cache
+ * @c: the cache
+ *
+ * Entries no handle holds are released now. Entries still in use (a
+ * driver bug, reported) stay pinned and mapped until their last
+ * dg_pin_put(), which releases them; the put of the very last handle
+ * frees the cache. No get may follow.
+ *
+ * Context: process context, may sleep.
+ * Return: the number of handles still held (0: the cache is gone).
+ */
+unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
+{
+	struct dg_pin_entry *e, *next;
+	unsigned long held;
+	LIST_HEAD(out);
+
+	spin_lock(&c->lock);
+	for (e = pin_it_iter_first(&c->index, 0, ULONG_MAX); e; e = next) {
+		next = pin_it_iter_next(e, 0, ULONG_MAX);
+		entry_unlink(c, e);
+		if (!e->refs) {
+			entry_forget(c, e);
+			list_move(&e->lru, &out);
+		}
+	}
+	take_dead(c, &out);
+	held = c->handles;
+	c->dying = held;
+	spin_unlock(&c->lock);
+	release_list(c, &out);
+	if (!held) {
+		cache_free(c);
+		return 0;
+	}
+	dg_err(c->plat.dev, "pin cache destroyed with %lu handles held; released at their last put",
+	       held);
+	return held;
+}
+
+/**
+ * dg_pin_get_stats() - the cache's counters
+ * @c: the cache
+ * @st: filled in
+ *
+ * Context: any context but hard interrupt; takes the cache lock.
+ */
+void dg_pin_get_stats(struct dg_pin_cache *c, struct dg_pin_stats *st)
+{
+	spin_lock(&c->lock);
+	st->hits = c->hits;
+	st->misses = c->misses;
+	st->invalidations = c->invalidations;
+	st->inval_ignored = c->inval_ignored;
+	st->evictions = c->evictions;
+	st->retries = c->retries;
+	st->pinned_bytes = c->bytes;
+	st->entries = c->nr_entries;
+	st->entries_indexed = c->nr_indexed;
+	st->handles = c->handles;
+	spin_unlock(&c->lock);
+}
+
+/**
+ * dg_pin_cache_plat() - the platform state of a cache
+ * @c: the cache
+ *
+ * Return: the struct dg_pin_plat the platform hooks are handed.
+ */
+struct dg_pin_plat *dg_pin_cache_plat(struct dg_pin_cache *c)
+{
+	return &c->plat;
+}

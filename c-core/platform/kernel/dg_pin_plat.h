@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel side of the pin cache's platform hooks: the contracts the kernel
+ * glue implements (not written yet). Its twin for userspace is
+ * ../user/dg_pin_plat.h, over a simulated mm.
+ */
+#ifndef _DMAGUARD_PIN_PLAT_KERNEL_H
+#define _DMAGUARD_PIN_PLAT_KERNEL_H
+
+#include "dg_platform.h"
+#include <linux/err.h>
+#include <linux/limits.h>
+#include <linux/mmu_notifier.h>
+#include <linux/interval_tree_generic.h>
+
+/* Pages per pin_user_pages_fast() call. */
+#define DG_PIN_BATCH		512
+
+/* Per cache: the mm (mmgrab()ed) and the device entries are mapped for. */
+struct dg_pin_plat {
+	struct mm_struct *mm;
+	struct device *dev;
+};
+
+/* Per entry: its interval notifier. */
+struct dg_pin_notifier {
+	struct mmu_interval_notifier mni;
+};
+
+/*
+ * Take a reference on @mm (mmgrab) and @dev (get_device). Process
+ * context, may sleep. 0 or -errno.
+ */
+int dg_pin_plat_init(struct dg_pin_plat *plat, void *mm, void *dev);
+/* Drop them. Process context, may sleep. */
+void dg_pin_plat_fini(struct dg_pin_plat *plat);
+
+/*
+ * mmu_interval_notifier_insert() over [start, start + len), its callback
+ * calling dg_pin_invalidate(n, cur_seq, range->event ==
+ * MMU_NOTIFY_PROTECTION_VMA). Process context, no lock held, may sleep.
+ * 0 or -errno (-ENOMEM).
+ */
+int dg_pin_plat_track(struct dg_pin_plat *plat, struct dg_pin_notifier *n,
+		      unsigned long start, unsigned long len);
+/*
+ * mmu_interval_notifier_remove(): waits for a callback running on @n.
+ * Process context, no lock held, may sleep; never from the callback.
+ */
+static inline void dg_pin_plat_untrack(struct dg_pin_notifier *n)
+{
+	mmu_interval_notifier_remove(&n->mni);
+}
+
+/* Process context, may sleep (waits for an invalidation in progress). */
+static inline unsigned long dg_pin_plat_read_begin(struct dg_pin_notifier *n)
+{
+	return mmu_interval_read_begin(&n->mni);
+}
+
+/* Both under the cache lock, which the callback takes too. */
+static inline bool dg_pin_plat_read_retry(struct dg_pin_notifier *n,
+					  unsigned long seq)
+{
+	return mmu_interval_read_retry(&n->mni, seq);
+}
+
+static inline void dg_pin_plat_set_seq(struct dg_pin_notifier *n,
+				       unsigned long cur_seq)
+{
+	mmu_interval_set_seq(&n->mni, cur_seq);
+}
+
+/*
+ * Charge @nr_pages to mm->pinned_vm against RLIMIT_MEMLOCK unless
+ * CAP_IPC_LOCK: 0, or -ENOMEM over the limit with nothing charged.
+ * Uncharge gives them back. Process context, no lock held, may sleep;
+ * never from the notifier callback.
+ */
+int dg_pin_plat_charge(struct dg_pin_plat *plat, unsigned long nr_pages);
+void dg_pin_plat_uncharge(struct dg_pin_plat *plat, unsigned long nr_pages);
+
+/*
+ * pin_user_pages_fast(start, nr_pages, FOLL_LONGTERM | (write ?
+ * FOLL_WRITE : 0), pages): the number of pages pinned from @start (may be
+ * fewer than asked), or -errno when not even the first could be (-EFAULT
+ * for kernel, unmapped, PROT_NONE or read-only-for-write addresses...).
+ * Process context, no lock held, may sleep.
+ */
+long dg_pin_plat_pin(struct dg_pin_plat *plat, unsigned long start,
+		     unsigned long nr_pages, bool write, void **pages);
+/* unpin_user_pages_dirty_lock(pages, nr_pages, dirty). May sleep. */
+void dg_pin_plat_unpin(struct dg_pin_plat *plat, void **pages,
+		       unsigned long nr_pages, bool dirty);
+
+/*
+ * DMA-map the pages for plat->dev (an sg_table from
+ * sg_alloc_table_from_pages(), which merges only physically contiguous
+ * pages, then dma_map_sgtable()); *cookie is the sg_table. 0 or -errno.
+ * Unmap undoes it. Process context, no lock held, may sleep.
+ */
+int dg_pin_plat_map(struct dg_pin_plat *plat, void **pages,
+		    unsigned long nr_pages, bool write, void **cookie);
+void dg_pin_plat_unmap(struct dg_pin_plat *plat, void *cookie,
+		       unsigned long nr_pages, bool write);
+
+/* The page pointer array of an entry (no kvcalloc_node() before 6.10). */
+static inline void *dg_kvcalloc(size_t n, size_t size, int node)
+{
+	return kvcalloc(n, size, GFP_KERNEL);
+}
+
+#define dg_kvfree(p)			kvfree(p)
+
+#endif /* _DMAGUARD_PIN_PLAT_KERNEL_H */

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace side of the pin cache's platform hooks, over the simulated mm
+ * of pin_mm.c: pages are malloc'd 4 KiB frames behind a page table that
+ * tests change at any moment; each change calls the notifiers it
+ * overlaps (dg_pin_invalidate()) the way the kernel's interval notifiers
+ * would. The kernel twin is ../kernel/dg_pin_plat.h: same names, same
+ * contracts (documented there).
+ */
+#ifndef _DMAGUARD_PIN_PLAT_USER_H
+#define _DMAGUARD_PIN_PLAT_USER_H
+
+#include <limits.h>
+#include "dg_platform.h"
+#include <linux/err.h>
+#include <linux/rbtree.h>
+#include <linux/interval_tree_generic.h>
+
+struct dg_user_mm;
+
+/* Pages per pin call: small here, so that tests cross batch edges. */
+#define DG_PIN_BATCH		8
+
+/* Per cache: the address space, and the device entries are mapped for. */
+struct dg_pin_plat {
+	struct dg_user_mm *mm;
+	void *dev;
+};
+
+/* Per entry: an interval notifier of the simulated mm. */
+struct dg_pin_notifier {
+	struct list_head link;		/* in mm->notifiers */
+	struct dg_user_mm *mm;
+	unsigned long start, last;	/* inclusive, like the kernel's */
+	unsigned long seq;		/* invalidate_seq */
+};
+
+int dg_pin_plat_init(struct dg_pin_plat *plat, void *mm, void *dev);
+void dg_pin_plat_fini(struct dg_pin_plat *plat);
+int dg_pin_plat_track(struct dg_pin_plat *plat, struct dg_pin_notifier *n,
+		      unsigned long start, unsigned long len);
+void dg_pin_plat_untrack(struct dg_pin_notifier *n);
+unsigned long dg_pin_plat_read_begin(struct dg_pin_notifier *n);
+
+/* Under the cache lock, as the kernel's are under the driver's lock. */
+static inline bool dg_pin_plat_read_retry(struct dg_pin_notifier *n,
+					  unsigned long seq)
+{
+	return __atomic_load_n(&n->seq, __ATOMIC_RELAXED) != seq;
+}
+
+static inline void dg_pin_plat_set_seq(struct dg_pin_notifier *n,
+				       unsigned long cur_seq)
+{
+	__atomic_store_n(&n->seq, cur_seq, __ATOMIC_RELAXED);
+}
+
+int dg_pin_plat_charge(struct dg_pin_plat *plat, unsigned long nr_pages);
+void dg_pin_plat_uncharge(struct dg_pin_plat *plat, unsigned long nr_pages);
+long dg_pin_plat_pin(struct dg_pin_plat *plat, unsigned long start,
+		     unsigned long nr_pages, bool write, void **pages);
+void dg_pin_plat_unpin(struct dg_pin_plat *plat, void **pages,
+		       unsigned long nr_pages, bool dirty);
+int dg_pin_plat_map(struct dg_pin_plat *plat, void **pages,
+		    unsigned long nr_pages, bool write, void **cookie);
+void dg_pin_plat_unmap(struct dg_pin_plat *plat, void *cookie,
+		       unsigned long nr_pages, bool write);
+
+/* The page pointer array of an entry: kvcalloc() in the kernel. */
+#define dg_kvcalloc(n, size, node)	dg_kzalloc_node((n) * (size), GFP_KERNEL, node)
+#define dg_kvfree(p)			dg_kfree(p)
+
+#endif /* _DMAGUARD_PIN_PLAT_USER_H */

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pin cache budgets: least recently put entries go first when a byte or
+ * an entry budget would be exceeded; entries in use are never evicted
+ * (-ENOSPC when they alone fill a budget); a range larger than the byte
+ * budget is -E2BIG; the locked-memory limit gives -ENOMEM with nothing
+ * pinned or charged, and counts the evicted entries' pins as given back.
+ */
+#include "dg_pin_test.h"
+
+static struct dg_pin_entry *get_put(unsigned long page, unsigned long n)
+{
+	struct dg_pin_handle h = dgp_get(dgp_va(page, 0), n * PG, false);
+	struct dg_pin_entry *e = h.entry;
+
+	dg_pin_put(dgp.c, &h);
+	return e;
+}
+
+static bool cached(unsigned long page, unsigned long n)
+{
+	return dgp_pins(page) > 0 && dgp_pins(page + n - 1) > 0;
+}
+
+static void lru_by_entries(void **state)
+{
+	struct dg_pin_handle h;
+
+	dgp_recreate(0, 3, NULL);
+	get_put(0, 1);
+	get_put(10, 1);
+	get_put(20, 1);
+	h = dgp_get(dgp_va(0, 0), PG, false);	/* 0 is the most recent now */
+	dg_pin_put(dgp.c, &h);
+	get_put(30, 1);				/* evicts 10, the oldest */
+	assert_false(cached(10, 1));
+	assert_true(cached(0, 1) && cached(20, 1) && cached(30, 1));
+	get_put(40, 1);				/* then 20 */
+	assert_false(cached(20, 1));
+	assert_int_equal(dgp_stats().evictions, 2);
+	assert_int_equal(dgp_stats().entries, 3);
+}
+
+static void lru_by_bytes(void **state)
+{
+	dgp_recreate(8 * PG, 0, NULL);
+	get_put(0, 4);
+	get_put(10, 2);
+	get_put(20, 2);				/* full: 8 pages */
+	assert_int_equal(dgp.mm->pinned_vm, 8);
+	get_put(30, 3);				/* evicts 0..3 (oldest) only */
+	assert_false(cached(0, 4));
+	assert_true(cached(10, 2) && cached(20, 2) && cached(30, 3));
+	get_put(40, 6);				/* evicts 10, 20 and 30 */
+	assert_false(cached(10, 2) || cached(20, 2) || cached(30, 3));
+	assert_int_equal(dgp_stats().pinned_bytes, 6 * PG);
+	assert_int_equal(dgp.mm->pinned_vm, 6);
+	assert_int_equal(dgp_stats().evictions, 4);
+}
+
+static void in_use_never_evicted(void **state)
+{
+	struct dg_pin_handle a, b, c;
+
+	dgp_recreate(4 * PG, 2, NULL);
+	a = dgp_get(dgp_va(0, 0), 2 * PG, false);
+	b = dgp_get(dgp_va(10, 0), 2 * PG, false);
+	assert_int_equal(dg_pin_get(dgp.c, dgp_va(20, 0), PG, false, &c),
+			 -ENOSPC);
+	assert_true(cached(0, 2) && cached(10, 2));
+	assert_int_equal(dgp_pins(20), 0);
+	assert_int_equal(dg_pin_cache_evict(dgp.c, 100), 0);
+	dg_pin_put(dgp.c, &a);
+	c = dgp_get(dgp_va(20, 0), PG, false);	/* now a can go */
+	assert_false(cached(0, 2));
+	assert_true(cached(10, 2));
+	dg_pin_put(dgp.c, &b);
+	dg_pin_put(dgp.c, &c);
+}
+
+static void larger_than_budget(void **state)
+{
+	struct dg_pin_handle h;
+
+	dgp_recreate(4 * PG, 0, NULL);
+	get_put(0, 1);
+	/* 4 bytes over 2 pages: 2 pages fit; 4 pages + 1 byte does not */
+	h = dgp_get(dgp_va(10, PG - 2), 4, false);
+	dg_pin_put(dgp.c, &h);
+	assert_int_equal(dg_pin_get(dgp.c, dgp_va(20, 0), 4 * PG + 1, false, &h),
+			 -E2BIG);
+	assert_int_equal(dg_pin_get(dgp.c, dgp_va(20, 1), 4 * PG, false, &h),
+			 -E2BIG);
+	assert_int_equal(dgp_pins(20), 0);
+	assert_true(cached(0, 1));		/* nothing evicted for it */
+	assert_int_equal(dgp_stats().evictions, 0);
+}
+
+static void memlock_limit(void **state)
+{
+	struct dg_pin_handle a, h;
+
+	dgp.mm->pinned_limit = 6;
+	a = dgp_get(dgp_va(0, 0), 4 * PG, false);
+	assert_int_equal(dg_pin_get(dgp.c, dgp_va(10, 0), 3 * PG, true, &h),
+			 -ENOMEM);
+	assert_int_equal(dgp.mm->pinned_vm, 4);
+	assert_int_equal(dgp.mm->pins_live, 4);
+	assert_int_equal(dgp.mm->notifiers_live, 1);
+	assert_int_equal(dgp_stats().entries, 1);
+	assert_int_equal(dgp_stats().pinned_bytes, 4 * PG);
+	dg_pin_put(dgp.c, &a);
+	/* unused now, but cached: the limit still counts it */
+	assert_int_equal(dg_pin_get(dgp.c, dgp_va(10, 0), 3 * PG, true, &h),
+			 -ENOMEM);
+	assert_int_equal(dg_pin_cache_evict(dgp.c, 1), 1);
+	h = dgp_get(dgp_va(10, 0), 3 * PG, true);
+	assert_int_equal(dgp.mm->pinned_vm, 3);
+	dg_pin_put(dgp.c, &h);
+	dgp.mm->pinned_limit = -1;
+}
+
+/* Under a byte budget, eviction comes before the charge: no -ENOMEM. */
+static void evict_before_charge(void **state)
+{
+	dgp_recreate(4 * PG, 0, NULL);
+	dgp.mm->pinned_limit = 4;
+	get_put(0, 4);
+	get_put(10, 4);
+	assert_false(cached(0, 4));
+	assert_int_equal(dgp.mm->pinned_vm, 4);
+	dgp.mm->pinned_limit = -1;
+}
+
+static void evict_call(void **state)
+{
+	get_put(0, 1);
+	get_put(10, 1);
+	get_put(20, 1);
+	assert_int_equal(dg_pin_cache_evict(dgp.c, 2), 2);
+	assert_false(cached(0, 1) || cached(10, 1));
+	assert_true(cached(20, 1));
+	assert_int_equal(dg_pin_cache_evict(dgp.c, 2), 1);
+	assert_int_equal(dgp.mm->pins_live, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		DGP_TEST(lru_by_entries),
+		DGP_TEST(lru_by_bytes),
+		DGP_TEST(in_use_never_evicted),
+		DGP_TEST(larger_than_budget),
+		DGP_TEST(memlock_limit),
+		DGP_TEST(evict_before_charge),
+		DGP_TEST(evict_call),
+	};
+
+	return cmocka_run_group_tests_name("pin_budget", tests, NULL, NULL);
+}
