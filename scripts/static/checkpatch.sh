@@ -35,7 +35,7 @@ kernel_files() {
 	git ls-files -co --exclude-standard -- \
 		'c-core/*.c' 'c-core/*.h' \
 		'abi/*.c' 'abi/*.h' \
-		'tests/kmod/*.c' 'tests/kmod/*.h' \
+		'tests/kmod/*.c' 'tests/kmod/*.h' 'tests/kmod-rust/*.rs' \
 		'tests/consumers/*.c' 'tests/consumers/*.h' \
 		'tests/static/*.c' 'tests/static/*.h' |
 		grep -v -e '^c-core/platform/user/' -e '^tests/static/checkpatch/' |
