@@ -313,13 +313,19 @@ static int measure_pair(struct bench_pools *bp, const struct bench_row *r,
 	return ret;
 }
 
+/* One row's timings and their printed lists: rows run one at a time. */
+static struct {
+	s64 k_us[BENCH_MAX_REPS], d_us[BENCH_MAX_REPS];
+	char kl[BENCH_MAX_REPS * 12], dl[BENCH_MAX_REPS * 12];
+} row_out;
+
 static int bench_row(const struct bench_row *r)
 {
-	s64 k_us[BENCH_MAX_REPS], d_us[BENCH_MAX_REPS], km, dm, us;
+	s64 *k_us = row_out.k_us, *d_us = row_out.d_us, km, dm, us;
+	char *kl = row_out.kl, *dl = row_out.dl;
 	const char *kver = init_utsname()->release;
 	struct dg_pool_stats st = { };
 	struct bench_pools bp = { };
-	char kl[BENCH_MAX_REPS * 12], dl[BENCH_MAX_REPS * 12];
 	u64 meta, ratio;
 	unsigned int i;
 	int ret;
@@ -371,8 +377,8 @@ done:
 		ratio % 1000);
 	pr_info("BENCH meta kernel=%s size=%zu bytes_per_block=%llu.%02llu\n",
 		kver, r->size, meta / 100, meta % 100);
-	bench_format_list(kl, sizeof(kl), k_us, reps);
-	bench_format_list(dl, sizeof(dl), d_us, reps);
+	bench_format_list(kl, sizeof(row_out.kl), k_us, reps);
+	bench_format_list(dl, sizeof(row_out.dl), d_us, reps);
 	pr_info("BENCH reps kernel=%s size=%zu mode=%s%s kernel_us=%s dmaguard_us=%s dg_chunks_allocated=%llu dg_chunks_released=%llu\n",
 		kver, r->size, fresh ? "fresh" : "reuse",
 		interleave ? "+interleave" : "", kl, dl,

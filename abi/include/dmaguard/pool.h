@@ -244,6 +244,8 @@ dmaguard_pool_create_opts(struct device *dev,
  *
  * Context: Any context with GFP_ATOMIC or GFP_NOWAIT; process context (may
  * sleep) with GFP_KERNEL. Takes the pool's lock with interrupts disabled.
+ * On PREEMPT_RT, where that lock sleeps, not hard interrupt context (as
+ * for dma_pool_alloc()).
  * Return: the block's CPU address, or NULL when no memory could be had.
  */
 void *dmaguard_pool_alloc(struct dmaguard_pool *pool, gfp_t mem_flags,
@@ -259,7 +261,8 @@ void *dmaguard_pool_alloc(struct dmaguard_pool *pool, gfp_t mem_flags,
  * pointer, wrong @dma, double free) is reported once per pool, counted,
  * and not applied: the pool stays consistent.
  *
- * Context: Any context. Takes the pool's lock with interrupts disabled.
+ * Context: Any context but, on PREEMPT_RT, hard interrupt context. Takes
+ * the pool's lock with interrupts disabled.
  */
 void dmaguard_pool_free(struct dmaguard_pool *pool, void *vaddr,
 			dma_addr_t dma);
@@ -286,7 +289,8 @@ void dmaguard_pool_destroy(struct dmaguard_pool *pool);
  * Fills the fields both the caller and the module know; fields only the
  * caller knows are left zero. @st->sz is not changed. Since v1.0.
  *
- * Context: Any context. Takes the pool's lock with interrupts disabled.
+ * Context: Any context but, on PREEMPT_RT, hard interrupt context. Takes
+ * the pool's lock with interrupts disabled.
  * Return: 0; -EINVAL when @pool or @st is NULL or @st->sz is smaller than
  * DMAGUARD_POOL_STATS_SIZE_VER0; -E2BIG when @st is larger than this
  * module knows and the part it does not know is not zero.
