@@ -24,6 +24,8 @@ struct worker {
 };
 
 static bool done;
+/* All three start together: a changer done before a getter ran proves nothing. */
+static pthread_barrier_t start;
 
 /* Are @h's pages the frames mapped now? Under the mm lock, seq unmoved. */
 static bool current_since(const struct dg_pin_handle *h, unsigned long addr,
@@ -48,6 +50,7 @@ static void *getter(void *arg)
 	int r, k, n = 0, err;
 	size_t len;
 
+	pthread_barrier_wait(&start);
 	/* until the changer is done, bounded in case it starves */
 	for (r = 0; r < 20 * ROUNDS &&
 	     !__atomic_load_n(&done, __ATOMIC_ACQUIRE); r++) {
@@ -90,6 +93,7 @@ static void *changer(void *arg)
 	size_t len;
 	int r;
 
+	pthread_barrier_wait(&start);
 	for (r = 0; r < ROUNDS; r++) {
 		page = rand_r(&seed) % WINDOW;
 		len = (1 + rand_r(&seed) % 3) * PG;
@@ -126,11 +130,13 @@ static void threads(void **state)
 
 	dgp_recreate(24 * PG, 12, NULL);
 	__atomic_store_n(&done, false, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_barrier_init(&start, NULL, 3), 0);
 	assert_int_equal(pthread_create(&t[2], NULL, changer, NULL), 0);
 	for (i = 0; i < 2; i++)
 		assert_int_equal(pthread_create(&t[i], NULL, getter, &w[i]), 0);
 	for (i = 0; i < 3; i++)
 		assert_int_equal(pthread_join(t[i], NULL), 0);
+	pthread_barrier_destroy(&start);
 
 	st = dgp_stats();
 	for (i = 0; i < 2; i++) {
