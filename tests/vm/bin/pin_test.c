@@ -607,21 +607,42 @@ static void case_exit_live(void)
 	result("exit_with_live_entries");
 }
 
+/* References on dmaguard.ko: each live cache holds one (no rmmod). */
+static long dmaguard_refcnt(void)
+{
+	FILE *f = fopen("/sys/module/dmaguard/refcnt", "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
 /* Destroy with a handle held: the last put frees the cache. */
 static void case_destroy_held(void)
 {
+	long ref0 = dmaguard_refcnt();
 	int fd = dev_open(PT_BIND_DEV, 0);
 	char *p = map_anon(4 * PAGE);
 	struct pt_get g;
 	long ret;
 
 	case_ok = 1;
+	CHECK(dmaguard_refcnt() == ref0 + 1, "refcnt %ld, was %ld",
+	      dmaguard_refcnt(), ref0);
 	fill(p, 4 * PAGE, 20);
 	CHECK(!pin_get(fd, p, 4 * PAGE, 1, &g), "get");
 	ret = ioctl(fd, PT_IOC_DESTROY);
 	CHECK(ret == 1, "destroy returned %ld", ret);
+	CHECK(dmaguard_refcnt() == ref0 + 1, "refcnt %ld while held",
+	      dmaguard_refcnt());
 	CHECK(same_data(fd, g.slot, p, 4 * PAGE, 1), "held after destroy");
 	CHECK(!pin_put(fd, g.slot), "last put");
+	CHECK(dmaguard_refcnt() == ref0, "refcnt %ld after the last put",
+	      dmaguard_refcnt());
 	close(fd);
 	munmap(p, 4 * PAGE);
 	result("destroy_with_handle_held");
