@@ -24,7 +24,7 @@
 
 #define PAGE		4096UL
 #define DEV		"/dev/dmaguard_pin_test"
-#define NR_CASES	13
+#define NR_CASES	14
 
 static unsigned int ktap_n;
 static int case_ok;
@@ -498,6 +498,41 @@ static void case_bad_input(int fd)
 	result("bad_input");
 }
 
+/* The byte budget evicts the least recently used unused entry. */
+static void case_budget(void)
+{
+	int fd = dev_open(PT_BIND_DEV, 8 * PAGE);
+	char *p = map_anon(12 * PAGE);
+	struct pt_get a, b, c;
+	struct pt_stats st;
+	long net0 = net_pins();
+
+	case_ok = 1;
+	fill(p, 12 * PAGE, 23);
+	CHECK(!pin_get(fd, p, 4 * PAGE, 0, &a), "get a");
+	CHECK(!pin_get(fd, p + 4 * PAGE, 4 * PAGE, 0, &b), "get b");
+	/* both held: no room, nothing evictable */
+	CHECK(pin_get(fd, p + 8 * PAGE, 4 * PAGE, 0, &c) == -ENOSPC,
+	      "over the budget with everything in use");
+	pin_put(fd, a.slot);
+	pin_put(fd, b.slot);
+	CHECK(!pin_get(fd, p + 4 * PAGE, PAGE, 0, &b), "touch b");
+	pin_put(fd, b.slot);
+	CHECK(!pin_get(fd, p + 8 * PAGE, 4 * PAGE, 0, &c), "get c");
+	st = stats(fd);
+	CHECK(st.evictions == 1 && st.pinned_bytes == 8 * PAGE,
+	      "evictions %llu bytes %llu", (unsigned long long)st.evictions,
+	      (unsigned long long)st.pinned_bytes);
+	CHECK(net_pins() - net0 == 8, "pins held %ld", net_pins() - net0);
+	/* b stayed (recently used), a went */
+	CHECK(!pin_get(fd, p + 4 * PAGE, 4 * PAGE, 0, &b), "b cached");
+	CHECK(stats(fd).hits == st.hits + 1, "b was evicted");
+	close(fd);
+	CHECK(net_pins() == net0, "pins left %ld", net_pins() - net0);
+	munmap(p, 12 * PAGE);
+	result("budget_lru_evicts");
+}
+
 /* Over RLIMIT_MEMLOCK without CAP_IPC_LOCK: -ENOMEM, nothing charged. */
 static void case_rlimit(void)
 {
@@ -758,6 +793,7 @@ int main(void)
 	case_inval_held(fd);
 	case_protection(fd);
 	case_bad_input(fd);
+	case_budget();
 	case_rlimit();
 	case_exit_live();
 	case_destroy_held();
