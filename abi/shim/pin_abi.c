@@ -13,6 +13,7 @@
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 #include <dmaguard/dmaguard.h>
 #include "dg_platform.h"
 #include "dg_kernel.h"
@@ -73,6 +74,10 @@ int dmaguard_pin_get(struct dmaguard_pin_cache *c, unsigned long uaddr,
 		return ret;
 	/* A hit must not hand another address space's pages out either. */
 	if (current->mm != dg_pin_cache_plat(to_core(c))->mm)
+		return -EFAULT;
+	/* Kernel addresses: refused before anything is charged or tracked. */
+	if (len && uaddr + len - 1 >= uaddr &&
+	    !access_ok((void __user *)uaddr, len))
 		return -EFAULT;
 	ret = dg_pin_get(to_core(c), uaddr, len, write, &h);
 	if (ret)
