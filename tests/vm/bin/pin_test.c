@@ -227,6 +227,25 @@ static void *map_anon(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* debugfs dmaguard/pin_caches has a cache of @pid with @handles held. */
+static int debugfs_lists(int pid, unsigned long long handles)
+{
+	FILE *f = fopen("/sys/kernel/debug/dmaguard/pin_caches", "r");
+	unsigned long long hd, bytes;
+	unsigned int ent, idx;
+	char line[256], dev[64];
+	int tgid, found = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d %63s %u %u %llu %llu", &tgid, dev, &ent,
+			   &idx, &bytes, &hd) == 6 && tgid == pid &&
+		    hd == handles)
+			found = 1;
+	if (f)
+		fclose(f);
+	return found;
+}
+
 /* miss, hit, sub-range hit; one pin per page; pinned_vm charged. */
 static void case_hit_miss(int fd)
 {
@@ -266,6 +285,7 @@ static void case_hit_miss(int fd)
 	      "handles %llu bytes +%llu", (unsigned long long)st.handles,
 	      (unsigned long long)(st.pinned_bytes - st0.pinned_bytes));
 	CHECK(same_data(fd, g.slot, p, len, 1), "data");
+	CHECK(debugfs_lists(getpid(), 3), "debugfs pin_caches");
 	pin_put(fd, g.slot);
 	pin_put(fd, h.slot);
 	pin_put(fd, s.slot);
