@@ -63,9 +63,7 @@ static struct dmaguard_pool *dg_create(struct device *dev,
 	might_sleep();
 	if (!dev)
 		why = "no device";
-	else if (p->node != NUMA_NO_NODE &&
-		 (p->node < 0 || p->node >= MAX_NUMNODES ||
-		  !node_possible(p->node)))
+	else if (!dg_node_valid(p->node))
 		why = "no such NUMA node";
 	else
 		dg_pool_check_params(p, &why);

@@ -18,8 +18,11 @@ import re
 import subprocess
 import sys
 
-STRUCTS = ('dmaguard_pool_opts', 'dmaguard_pool_stats')
-CALLS = ('dmaguard_pool_create_opts', 'dmaguard_pool_get_stats')
+STRUCTS = ('dmaguard_pool_opts', 'dmaguard_pool_stats',
+	   'dmaguard_pin_opts', 'dmaguard_pin', 'dmaguard_pin_stats')
+CALLS = ('dmaguard_pool_create_opts', 'dmaguard_pool_get_stats',
+	 'dmaguard_pin_cache_create', 'dmaguard_pin_get',
+	 'dmaguard_pin_put', 'dmaguard_pin_cache_stats')
 
 
 def exporters(src):

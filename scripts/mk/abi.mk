@@ -27,7 +27,8 @@
 ABI_OUT		:= $(BUILD)/abi
 ABI_UNIT_SRCS	:= $(sort $(wildcard tests/abi/test_*.c))
 ABI_UNIT_BINS	:= $(ABI_UNIT_SRCS:tests/abi/%.c=$(ABI_OUT)/unit/%)
-ABI_SHIM_USER	:= abi/shim/dg_struct_size.c abi/shim/dg_pool_conv.c
+ABI_SHIM_USER	:= abi/shim/dg_struct_size.c abi/shim/dg_pool_conv.c \
+		   abi/shim/dg_pin_conv.c
 ABI_HDRS	:= $(wildcard abi/include/dmaguard/*.h abi/shim/*.h \
 			c-core/*.h c-core/platform/user/*.h)
 

@@ -33,6 +33,18 @@ VM_DEPS		?=
 CHECK_GROUPS	+= vm
 export VM_BIN_DIR VM_JOBS VM_SELFTEST BACKEND
 
+# Guest programs: every tests/vm/bin/*.c, static with musl.
+VM_BIN_SRCS	:= $(wildcard tests/vm/bin/*.c)
+VM_BINS		:= $(VM_BIN_SRCS:tests/vm/bin/%.c=$(VM_BIN_DIR)/%)
+VM_DEPS		+= vm-bins
+
+.PHONY: vm-bins
+vm-bins: $(VM_BINS)
+
+$(VM_BIN_DIR)/%: tests/vm/bin/%.c $(wildcard tests/kmod/*.h)
+	@mkdir -p $(dir $@)
+	musl-gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
+
 .PHONY: check-vm run vm-selftest vm-planted vm-spec vm-deps
 vm-deps: deps
 	$(if $(strip $(VM_DEPS)),@$(MAKE) --no-print-directory $(VM_DEPS))

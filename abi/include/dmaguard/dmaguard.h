@@ -9,12 +9,11 @@
  *
  *   <dmaguard/types.h>  base types, layout asserts, DMAGUARD_OPTS()
  *   <dmaguard/pool.h>   hardened DMA pools (dmaguard_pool_*)
+ *   <dmaguard/pin.h>    the pinned-page cache (dmaguard_pin_*), since v1.1:
+ *                       test for it with DMAGUARD_VERSION_MINOR >= 1 at
+ *                       build time and dmaguard_version() at run time
  *
- * Names: every public identifier starts with dmaguard_ / DMAGUARD_. The
- * prefixes dmaguard_pin_ / DMAGUARD_PIN_ and the header <dmaguard/pin.h>
- * are reserved for the pinned-page cache, which joins this interface in a
- * later minor version (test for it with DMAGUARD_VERSION_MINOR at build
- * time and dmaguard_version() at run time).
+ * Names: every public identifier starts with dmaguard_ / DMAGUARD_.
  *
  * Versioning: the minor version grows when functions or struct fields are
  * added (old consumers keep working); the major version and the symbol
@@ -27,7 +26,7 @@
 #define _DMAGUARD_DMAGUARD_H
 
 #define DMAGUARD_VERSION_MAJOR	1
-#define DMAGUARD_VERSION_MINOR	0
+#define DMAGUARD_VERSION_MINOR	1
 /* One number that orders versions: major in the high 16 bits. */
 #define DMAGUARD_VERSION_CODE(major, minor)	(((major) << 16) | (minor))
 #define DMAGUARD_VERSION \
@@ -68,5 +67,6 @@
 unsigned int dmaguard_version(void);
 
 #include <dmaguard/pool.h>
+#include <dmaguard/pin.h>
 
 #endif /* _DMAGUARD_DMAGUARD_H */

@@ -4,6 +4,8 @@
 #define _DMAGUARD_KERNEL_H
 
 #include <linux/atomic.h>
+#include <linux/nodemask.h>
+#include <linux/numa.h>
 #include <linux/version.h>
 #include "pool.h"
 
@@ -20,6 +22,13 @@
 #endif
 
 extern atomic_long_t dg_chunk_bytes;
+
+/* A node a caller may name: NUMA_NO_NODE or a possible node. */
+static inline bool dg_node_valid(int node)
+{
+	return node == NUMA_NO_NODE ||
+	       (node >= 0 && node < MAX_NUMNODES && node_possible(node));
+}
 
 void dg_registry_add(struct dg_pool *pool);
 void dg_registry_del(struct dg_pool *pool);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel side of the pin cache's platform hooks: the contracts the kernel
- * glue implements (not written yet). Its twin for userspace is
+ * glue (pin_plat.c) implements. Its twin for userspace is
  * ../user/dg_pin_plat.h, over a simulated mm.
  */
 #ifndef _DMAGUARD_PIN_PLAT_KERNEL_H
@@ -13,14 +13,27 @@
 #include <linux/mmu_notifier.h>
 #include <linux/interval_tree_generic.h>
 
+struct dg_pin_cache;
+
 /* Pages per pin_user_pages_fast() call. */
 #define DG_PIN_BATCH		512
 
-/* Per cache: the mm (mmgrab()ed) and the device entries are mapped for. */
+/*
+ * Per cache: the mm (mmgrab()ed), the device entries are mapped for, and
+ * the cache's place in the registry of live caches (debugfs), which
+ * dg_pin_plat_fini() leaves.
+ */
 struct dg_pin_plat {
 	struct mm_struct *mm;
 	struct device *dev;
+	struct list_head registry;
+	struct dg_pin_cache *cache;
+	pid_t tgid;
 };
+
+/* The registry of live caches (main.c), for debugfs. */
+void dg_pin_registry_add(struct dg_pin_plat *plat, struct dg_pin_cache *c);
+void dg_pin_registry_del(struct dg_pin_plat *plat);
 
 /* Per entry: its interval notifier. */
 struct dg_pin_notifier {
@@ -28,8 +41,9 @@ struct dg_pin_notifier {
 };
 
 /*
- * Take a reference on @mm (mmgrab) and @dev (get_device). Process
- * context, may sleep. 0 or -errno.
+ * Take a reference on @mm (mmgrab), @dev (get_device) and this module
+ * (the notifier callbacks are its text). Process context, may sleep. 0 or
+ * -errno.
  */
 int dg_pin_plat_init(struct dg_pin_plat *plat, void *mm, void *dev);
 /* Drop them. Process context, may sleep. */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dmaguard.ko: module life cycle, the registry of live pools, debugfs,
- * misuse reports and each pool's reclaim of chunks that stayed empty.
+ * dmaguard.ko: module life cycle, the registries of live pools and pin
+ * caches, debugfs, misuse reports and each pool's reclaim of chunks that
+ * stayed empty.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -13,6 +14,7 @@
 #include <dmaguard/dmaguard.h>
 #include "dg_platform.h"
 #include "dg_kernel.h"
+#include "pincache.h"
 
 static unsigned int reclaim_delay_ms = 1000;
 module_param(reclaim_delay_ms, uint, 0644);
@@ -31,6 +33,10 @@ MODULE_PARM_DESC(reclaim_keep_chunks,
 static LIST_HEAD(dg_pools);
 static DEFINE_MUTEX(dg_pools_lock);
 static struct dentry *dg_debugfs;
+
+/* Pin caches alive (their dg_pin_plat), for debugfs; as dg_pools. */
+static LIST_HEAD(dg_pin_caches);
+static DEFINE_MUTEX(dg_pin_caches_lock);
 
 /* The parameters may change at any time: read each once per use. */
 static unsigned long dg_reclaim_delay(void)
@@ -156,6 +162,42 @@ static int dg_pools_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(dg_pools);
 
+void dg_pin_registry_add(struct dg_pin_plat *plat, struct dg_pin_cache *c)
+{
+	mutex_lock(&dg_pin_caches_lock);
+	plat->cache = c;
+	list_add_tail(&plat->registry, &dg_pin_caches);
+	mutex_unlock(&dg_pin_caches_lock);
+}
+
+/* From the cache's free, which a destroy or a last put may run. */
+void dg_pin_registry_del(struct dg_pin_plat *plat)
+{
+	mutex_lock(&dg_pin_caches_lock);
+	list_del_init(&plat->registry);
+	mutex_unlock(&dg_pin_caches_lock);
+}
+
+static int dg_pin_caches_show(struct seq_file *m, void *v)
+{
+	struct dg_pin_plat *plat;
+	struct dg_pin_stats st;
+
+	seq_puts(m, "tgid device entries entries_indexed pinned_bytes handles hits misses invalidations inval_ignored evictions retries\n");
+	mutex_lock(&dg_pin_caches_lock);
+	list_for_each_entry(plat, &dg_pin_caches, registry) {
+		dg_pin_get_stats(plat->cache, &st);
+		seq_printf(m, "%d %s %u %u %llu %llu %llu %llu %llu %llu %llu %llu\n",
+			   plat->tgid, plat->dev ? dev_name(plat->dev) : "-",
+			   st.entries, st.entries_indexed, st.pinned_bytes,
+			   st.handles, st.hits, st.misses, st.invalidations,
+			   st.inval_ignored, st.evictions, st.retries);
+	}
+	mutex_unlock(&dg_pin_caches_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(dg_pin_caches);
+
 static int dg_chunk_bytes_get(void *data, u64 *val)
 {
 	*val = atomic_long_read(&dg_chunk_bytes);
@@ -170,6 +212,8 @@ static int __init dg_init(void)
 	debugfs_create_file("pools", 0444, dg_debugfs, NULL, &dg_pools_fops);
 	debugfs_create_file("chunk_bytes", 0444, dg_debugfs, NULL,
 			    &dg_chunk_bytes_fops);
+	debugfs_create_file("pin_caches", 0444, dg_debugfs, NULL,
+			    &dg_pin_caches_fops);
 	pr_info("version %u.%u loaded\n", DMAGUARD_VERSION_MAJOR,
 		DMAGUARD_VERSION_MINOR);
 	return 0;
@@ -180,12 +224,14 @@ static void __exit dg_exit(void)
 	debugfs_remove_recursive(dg_debugfs);
 	/* Users hold a module reference, so no pool can be left here. */
 	WARN_ON(!list_empty(&dg_pools));
+	/* Each pin cache holds a module reference until it is freed. */
+	WARN_ON(!list_empty(&dg_pin_caches));
 	pr_info("unloaded\n");
 }
 
 module_init(dg_init);
 module_exit(dg_exit);
 MODULE_LICENSE("GPL");
-MODULE_VERSION("1.0");
+MODULE_VERSION("1.1");
 MODULE_DESCRIPTION("Hardened DMA pools with no metadata in device-visible memory");
 MODULE_AUTHOR("dmaguard developers");

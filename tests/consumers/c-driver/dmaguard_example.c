@@ -15,14 +15,22 @@
  * that the pools sit behind the VM's IOMMU when it has one, else a
  * platform device; a diagnostic line names it and its IOMMU domain.
  *
- * Pinning user buffers needs the pin cache, which is not part of the v1.0
- * interface yet: this example does not pin.
+ * It also pins a user buffer through the pin cache (since v1.1), the way
+ * a driver would for a process's I/O: its init runs in insmod's process,
+ * so it maps a buffer there, writes it as the process would, gets the
+ * buffer through a cache bound to its device (a miss), gets part of it
+ * again (a hit, same pages), checks the pinned pages and the DMA mapping,
+ * unmaps the buffer (the cache invalidates it) and destroys the cache.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
+#include <linux/highmem.h>
+#include <linux/mman.h>
+#include <linux/scatterlist.h>
+#include <linux/uaccess.h>
 #include <linux/iommu.h>
 #include <linux/pci.h>
 #include <linux/platform_device.h>
@@ -286,6 +294,90 @@ static bool ex_size_rules(void)
 	return true;
 }
 
+#define EX_PIN_LEN	(4 * PAGE_SIZE)
+
+/* The pinned pages hold what the process wrote: byte i is (u8)i. */
+static bool ex_pin_pages_ok(const struct dmaguard_pin *pin)
+{
+	unsigned long i;
+	bool ok = true;
+
+	for (i = 0; i < pin->nr_pages; i++) {
+		u8 *v = kmap_local_page(pin->pages[i]);
+
+		ok &= v[0] == (u8)(i * PAGE_SIZE) && v[PAGE_SIZE - 1] ==
+		      (u8)((i + 1) * PAGE_SIZE - 1);
+		kunmap_local(v);
+	}
+	return ok;
+}
+
+static bool ex_pin_steps(struct dmaguard_pin_cache *c, unsigned long uaddr)
+{
+	DMAGUARD_OPTS(dmaguard_pin, pin);
+	DMAGUARD_OPTS(dmaguard_pin, part);
+	DMAGUARD_OPTS(dmaguard_pin_stats, st);
+	bool ok;
+
+	if (!EX_OK(dmaguard_pin_get(c, uaddr, EX_PIN_LEN, true, &pin) == 0)) {
+		vm_munmap(uaddr, EX_PIN_LEN);
+		return false;
+	}
+	ok = EX_OK(pin.nr_pages == EX_PIN_LEN / PAGE_SIZE && !pin.offset) &&
+	     EX_OK(ex_pin_pages_ok(&pin)) &&
+	     EX_OK(pin.sgt && sg_dma_len(pin.sgt->sgl) >= PAGE_SIZE);
+	/* A sub-range of a cached range is a hit on the same pages. */
+	if (ok && EX_OK(dmaguard_pin_get(c, uaddr + PAGE_SIZE + 8, 100, false,
+					 &part) == 0)) {
+		ok = EX_OK(part.pages[0] == pin.pages[1] && part.offset == 8 &&
+			   part.sgt_offset == PAGE_SIZE + 8);
+		dmaguard_pin_put(c, &part);
+	}
+	dmaguard_pin_put(c, &pin);
+	if (ok)
+		ok = EX_OK(dmaguard_pin_cache_stats(c, &st) == 0) &&
+		     EX_OK(st.misses == 1 && st.hits == 1 && !st.handles &&
+			   st.pinned_bytes == EX_PIN_LEN);
+	/* The process unmaps it: no longer cached, nothing held. */
+	vm_munmap(uaddr, EX_PIN_LEN);
+	if (ok) {
+		memset(&st, 0, sizeof(st));
+		st.sz = sizeof(st);
+		ok = EX_OK(dmaguard_pin_cache_stats(c, &st) == 0) &&
+		     EX_OK(st.invalidations == 1 && !st.entries_indexed);
+	}
+	return ok;
+}
+
+/* Pin a buffer of the process the driver runs for (insmod's, here). */
+static bool ex_pin(void)
+{
+	DMAGUARD_OPTS(dmaguard_pin_opts, o, .max_bytes = 1 << 20);
+	struct dmaguard_pin_cache *c;
+	unsigned long uaddr, i;
+	bool ok;
+
+	if (!EX_OK(dmaguard_version() >= DMAGUARD_VERSION_CODE(1, 1)))
+		return false;
+	uaddr = vm_mmap(NULL, 0, EX_PIN_LEN, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	if (!EX_OK(!IS_ERR_VALUE(uaddr)))
+		return false;
+	for (i = 0; i < EX_PIN_LEN; i++) {
+		if (put_user((u8)i, (u8 __user *)(uaddr + i))) {
+			vm_munmap(uaddr, EX_PIN_LEN);
+			return EX_OK(false);
+		}
+	}
+	c = dmaguard_pin_cache_create(ex_dev, &o);
+	if (!EX_OK(!IS_ERR(c))) {
+		vm_munmap(uaddr, EX_PIN_LEN);
+		return false;
+	}
+	ok = ex_pin_steps(c, uaddr);
+	return EX_OK(dmaguard_pin_cache_destroy(c) == 0) && ok;
+}
+
 /*
  * A real driver gets its device in probe(); the example only needs the
  * device's DMA setup, not its registers. The edu device's DMA engine
@@ -327,7 +419,7 @@ static int __init ex_init(void)
 	int ret;
 
 	pr_info("KTAP version 1\n");
-	pr_info("1..7\n");
+	pr_info("1..8\n");
 	ex_ring = kcalloc(EX_RING, sizeof(*ex_ring), GFP_KERNEL);
 	if (!ex_ring)
 		return -ENOMEM;
@@ -344,6 +436,7 @@ static int __init ex_init(void)
 	ex_result(ex_pool && ex_ring_free(), "ring_free");
 	ex_result(ex_opts_zalloc(), "opts_zalloc");
 	ex_result(ex_size_rules(), "size_rules");
+	ex_result(ex_pin(), "pin_user_buffer");
 	pr_info("# %u of %u cases failed\n", ex_failed, ex_case);
 	return 0;
 }

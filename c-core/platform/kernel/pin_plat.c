@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel side of the pin cache's platform hooks (contracts in
+ * dg_pin_plat.h): the mm reference, interval notifiers, pinned_vm
+ * accounting against RLIMIT_MEMLOCK, pin_user_pages_fast() and the DMA
+ * mapping of an entry.
+ *
+ * The cache's mm is mmgrab()ed, never mmget()ed: a cache must not keep a
+ * dead process's memory alive. When the process exits first, the mm's
+ * release runs every interval notifier (mn_itree_release), which makes
+ * every entry stale; their pins stay until the cache's owner destroys it
+ * (normally on file release), and the mm_struct itself (with its notifier
+ * subscriptions and pinned_vm) stays until then through mmgrab().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/capability.h>
+#include <linux/scatterlist.h>
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include "pincache.h"
+#include "dg_kernel.h"
+
+int dg_pin_plat_init(struct dg_pin_plat *plat, void *mm, void *dev)
+{
+	plat->mm = mm;
+	plat->dev = dev;
+	INIT_LIST_HEAD(&plat->registry);
+	plat->cache = NULL;
+	mmgrab(plat->mm);
+	if (plat->dev)
+		get_device(plat->dev);
+	/* The notifier callbacks are this module's text: no unload under them. */
+	__module_get(THIS_MODULE);
+	return 0;
+}
+
+void dg_pin_plat_fini(struct dg_pin_plat *plat)
+{
+	dg_pin_registry_del(plat);
+	if (plat->dev)
+		put_device(plat->dev);
+	mmdrop(plat->mm);
+	module_put(THIS_MODULE);
+}
+
+static bool dg_pin_invalidate_cb(struct mmu_interval_notifier *mni,
+				 const struct mmu_notifier_range *range,
+				 unsigned long cur_seq)
+{
+	struct dg_pin_notifier *n = container_of(mni, struct dg_pin_notifier,
+						 mni);
+
+	return dg_pin_invalidate(n, cur_seq,
+				 range->event == MMU_NOTIFY_PROTECTION_VMA);
+}
+
+static const struct mmu_interval_notifier_ops dg_pin_mni_ops = {
+	.invalidate = dg_pin_invalidate_cb,
+};
+
+int dg_pin_plat_track(struct dg_pin_plat *plat, struct dg_pin_notifier *n,
+		      unsigned long start, unsigned long len)
+{
+	int ret;
+
+	/* The first insert registers the mm's subscriptions: a live mm only. */
+	if (!mmget_not_zero(plat->mm))
+		return -EFAULT;
+	ret = mmu_interval_notifier_insert(&n->mni, plat->mm, start, len,
+					   &dg_pin_mni_ops);
+	mmput(plat->mm);
+	return ret;
+}
+
+int dg_pin_plat_charge(struct dg_pin_plat *plat, unsigned long nr_pages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 now;
+
+	now = atomic64_add_return(nr_pages, &plat->mm->pinned_vm);
+	if (now > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(nr_pages, &plat->mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void dg_pin_plat_uncharge(struct dg_pin_plat *plat, unsigned long nr_pages)
+{
+	atomic64_sub(nr_pages, &plat->mm->pinned_vm);
+}
+
+long dg_pin_plat_pin(struct dg_pin_plat *plat, unsigned long start,
+		     unsigned long nr_pages, bool write, void **pages)
+{
+	unsigned int flags = FOLL_LONGTERM | (write ? FOLL_WRITE : 0);
+
+	/* pin_user_pages_fast() pins from current->mm. */
+	if (current->mm != plat->mm)
+		return -EFAULT;
+	return pin_user_pages_fast(start, nr_pages, flags,
+				   (struct page **)pages);
+}
+
+void dg_pin_plat_unpin(struct dg_pin_plat *plat, void **pages,
+		       unsigned long nr_pages, bool dirty)
+{
+	unpin_user_pages_dirty_lock((struct page **)pages, nr_pages, dirty);
+}
+
+static enum dma_data_direction dg_pin_dir(bool write)
+{
+	return write ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
+}
+
+int dg_pin_plat_map(struct dg_pin_plat *plat, void **pages,
+		    unsigned long nr_pages, bool write, void **cookie)
+{
+	unsigned int seg = dma_get_max_seg_size(plat->dev) & PAGE_MASK;
+	struct sg_table *sgt;
+	int ret;
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return -ENOMEM;
+	/* Merges only physically contiguous pages, up to the device's limit. */
+	ret = sg_alloc_table_from_pages_segment(sgt, (struct page **)pages,
+						nr_pages, 0,
+						nr_pages << PAGE_SHIFT,
+						seg ? seg : PAGE_SIZE,
+						GFP_KERNEL);
+	if (ret)
+		goto free;
+	ret = dma_map_sgtable(plat->dev, sgt, dg_pin_dir(write), 0);
+	if (ret)
+		goto free_table;
+	*cookie = sgt;
+	return 0;
+
+free_table:
+	sg_free_table(sgt);
+free:
+	kfree(sgt);
+	return ret;
+}
+
+void dg_pin_plat_unmap(struct dg_pin_plat *plat, void *cookie,
+		       unsigned long nr_pages, bool write)
+{
+	struct sg_table *sgt = cookie;
+
+	dma_unmap_sgtable(plat->dev, sgt, dg_pin_dir(write), 0);
+	sg_free_table(sgt);
+	kfree(sgt);
+}

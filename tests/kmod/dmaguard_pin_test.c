@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmaguard_pin_test: the pin cache driven from userspace, the way a
+ * driver uses it (in the spirit of mm/gup_test.c). A misc device,
+ * /dev/dmaguard_pin_test; each open file may create one pin cache for
+ * the opening process's mm (optionally mapped for the test device: QEMU's
+ * edu when the VM has one) and hold up to PT_SLOTS handles. ioctls
+ * (dmaguard_pin_test.h): create, get (returns the geometry, the DMA
+ * address and the first bytes read through the pinned pages), read
+ * (through the pages with kmap_local_page(), or by the edu device's DMA
+ * from the entry's mapping), put, stats, destroy. Release puts what the
+ * file holds and destroys its cache, as a driver's release would.
+ *
+ * The cases themselves are the guest program tests/vm/bin/pin_test.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/miscdevice.h>
+#include <linux/fs.h>
+#include <linux/highmem.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include "dg_test_dev.h"
+#include "dmaguard_pin_test.h"
+
+DMAGUARD_IMPORT_NS();
+
+struct pt_file {
+	struct mutex lock;		/* everything below */
+	struct dmaguard_pin_cache *cache;
+	bool destroyed;			/* no get; puts still go to cache */
+	bool bound;
+	struct dmaguard_pin slot[PT_SLOTS];
+	bool used[PT_SLOTS];
+	bool write[PT_SLOTS];
+};
+
+/* The test device, and edu's registers and a bounce page when present. */
+static struct dg_test_dev pt_dev;
+static void __iomem *pt_mmio;
+static void *pt_buf;
+static dma_addr_t pt_buf_dma;
+static DEFINE_MUTEX(pt_dma_lock);	/* one edu transfer at a time */
+
+static int pt_open(struct inode *inode, struct file *file)
+{
+	struct pt_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	if (!f)
+		return -ENOMEM;
+	mutex_init(&f->lock);
+	file->private_data = f;
+	return 0;
+}
+
+static void pt_put_all(struct pt_file *f)
+{
+	int i;
+
+	for (i = 0; i < PT_SLOTS; i++) {
+		if (!f->used[i])
+			continue;
+		dmaguard_pin_put(f->cache, &f->slot[i]);
+		f->used[i] = false;
+	}
+}
+
+static int pt_release(struct inode *inode, struct file *file)
+{
+	struct pt_file *f = file->private_data;
+
+	if (f->cache) {
+		pt_put_all(f);
+		if (!f->destroyed)
+			WARN_ON(dmaguard_pin_cache_destroy(f->cache));
+	}
+	kfree(f);
+	return 0;
+}
+
+static int pt_create(struct pt_file *f, void __user *arg)
+{
+	struct dmaguard_pin_opts opts = { .sz = sizeof(opts) };
+	struct dmaguard_pin_cache *c;
+	struct pt_create in;
+
+	if (copy_from_user(&in, arg, sizeof(in)))
+		return -EFAULT;
+	if (f->cache)
+		return -EBUSY;
+	opts.max_bytes = in.max_bytes;
+	opts.max_entries = in.max_entries;
+	c = dmaguard_pin_cache_create(in.flags & PT_BIND_DEV ? pt_dev.dev :
+				      NULL, &opts);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	f->cache = c;
+	f->bound = in.flags & PT_BIND_DEV;
+	return 0;
+}
+
+/* DMA address of byte @off of a handle's range, within one segment. */
+static int pt_dma_addr(struct dmaguard_pin *p, u64 off, u32 len,
+		       dma_addr_t *dma)
+{
+	struct scatterlist *sg;
+	u64 at = p->sgt_offset + off;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(p->sgt, sg, i) {
+		if (at < sg_dma_len(sg)) {
+			if (at + len > sg_dma_len(sg))
+				return -ERANGE;
+			*dma = sg_dma_address(sg) + at;
+			return 0;
+		}
+		at -= sg_dma_len(sg);
+	}
+	return -ERANGE;
+}
+
+/* Bytes of a handle's range read through its pages by the CPU. */
+static void pt_cpu_read(struct dmaguard_pin *p, u64 off, u32 len, u8 *out)
+{
+	u64 at = p->offset + off;
+
+	while (len) {
+		struct page *pg = p->pages[at >> PAGE_SHIFT];
+		u32 in_pg = offset_in_page(at);
+		u32 n = min_t(u32, len, PAGE_SIZE - in_pg);
+		void *v = kmap_local_page(pg);
+
+		memcpy(out, v + in_pg, n);
+		kunmap_local(v);
+		out += n;
+		at += n;
+		len -= n;
+	}
+}
+
+/* The edu device reads the bytes by DMA, then writes them to pt_buf. */
+static int pt_dma_read(struct dmaguard_pin *p, bool write, u64 off, u32 len,
+		       u8 *out)
+{
+	enum dma_data_direction dir = write ? DMA_BIDIRECTIONAL :
+					      DMA_TO_DEVICE;
+	dma_addr_t dma;
+	int ret;
+
+	if (!pt_mmio || !p->sgt)
+		return -ENODEV;
+	ret = pt_dma_addr(p, off, len, &dma);
+	if (ret)
+		return ret;
+	mutex_lock(&pt_dma_lock);
+	memset(pt_buf, 0, len);
+	dma_sync_sgtable_for_device(pt_dev.dev, p->sgt, dir);
+	ret = dg_edu_dma(pt_mmio, false, dma, len);
+	if (!ret)
+		ret = dg_edu_dma(pt_mmio, true, pt_buf_dma, len);
+	dma_sync_sgtable_for_cpu(pt_dev.dev, p->sgt, dir);
+	if (!ret)
+		memcpy(out, pt_buf, len);
+	mutex_unlock(&pt_dma_lock);
+	return ret;
+}
+
+static int pt_get(struct pt_file *f, void __user *arg)
+{
+	struct dmaguard_pin *p;
+	struct pt_get g;
+	dma_addr_t dma;
+	int i, ret;
+
+	if (copy_from_user(&g, arg, sizeof(g)))
+		return -EFAULT;
+	if (!f->cache || f->destroyed)
+		return -ENOENT;
+	for (i = 0; i < PT_SLOTS && f->used[i]; i++)
+		;
+	if (i == PT_SLOTS)
+		return -EMFILE;
+	p = &f->slot[i];
+	memset(p, 0, sizeof(*p));
+	p->sz = sizeof(*p);
+	ret = dmaguard_pin_get(f->cache, g.addr, g.len, g.write, p);
+	if (ret)
+		return ret;
+	f->used[i] = true;
+	f->write[i] = g.write;
+	g.slot = i;
+	g.nr_pages = p->nr_pages;
+	g.offset = p->offset;
+	g.has_dma = p->sgt && pt_mmio;
+	g.dma = 0;
+	if (p->sgt && !pt_dma_addr(p, 0, 1, &dma))
+		g.dma = dma;
+	pt_cpu_read(p, 0, min_t(u64, g.len, PT_HEAD), g.head);
+	if (copy_to_user(arg, &g, sizeof(g)))
+		return -EFAULT;		/* the slot stays held, put on release */
+	return 0;
+}
+
+static int pt_read(struct pt_file *f, void __user *arg)
+{
+	struct pt_read *r;
+	struct dmaguard_pin *p;
+	int ret = 0;
+
+	r = kmalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	if (copy_from_user(r, arg, sizeof(*r))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (r->slot >= PT_SLOTS || !f->used[r->slot] || !r->len ||
+	    r->len > PT_DATA) {
+		ret = -EINVAL;
+		goto out;
+	}
+	p = &f->slot[r->slot];
+	if (r->off + r->len > (p->nr_pages << PAGE_SHIFT) - p->offset) {
+		ret = -ERANGE;
+		goto out;
+	}
+	if (r->how == PT_READ_DMA)
+		ret = pt_dma_read(p, f->write[r->slot], r->off, r->len,
+				  r->data);
+	else
+		pt_cpu_read(p, r->off, r->len, r->data);
+	if (!ret && copy_to_user(arg, r, sizeof(*r)))
+		ret = -EFAULT;
+out:
+	kfree(r);
+	return ret;
+}
+
+static int pt_stats(struct pt_file *f, void __user *arg)
+{
+	DMAGUARD_OPTS(dmaguard_pin_stats, st);
+	struct pt_stats out;
+	int ret;
+
+	if (!f->cache || f->destroyed)
+		return -ENOENT;
+	ret = dmaguard_pin_cache_stats(f->cache, &st);
+	if (ret)
+		return ret;
+	memset(&out, 0, sizeof(out));
+	out.hits = st.hits;
+	out.misses = st.misses;
+	out.invalidations = st.invalidations;
+	out.inval_ignored = st.inval_ignored;
+	out.evictions = st.evictions;
+	out.retries = st.retries;
+	out.pinned_bytes = st.pinned_bytes;
+	out.handles = st.handles;
+	out.entries = st.entries;
+	out.entries_indexed = st.entries_indexed;
+	return copy_to_user(arg, &out, sizeof(out)) ? -EFAULT : 0;
+}
+
+static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct pt_file *f = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	long ret;
+	u32 slot;
+
+	mutex_lock(&f->lock);
+	switch (cmd) {
+	case PT_IOC_CREATE:
+		ret = pt_create(f, uarg);
+		break;
+	case PT_IOC_GET:
+		ret = pt_get(f, uarg);
+		break;
+	case PT_IOC_PUT:
+		ret = -EINVAL;
+		if (!get_user(slot, (u32 __user *)uarg) && slot < PT_SLOTS &&
+		    f->used[slot]) {
+			dmaguard_pin_put(f->cache, &f->slot[slot]);
+			f->used[slot] = false;
+			ret = 0;
+		}
+		break;
+	case PT_IOC_PUT_ALL:
+		ret = 0;
+		if (f->cache)
+			pt_put_all(f);
+		break;
+	case PT_IOC_READ:
+		ret = pt_read(f, uarg);
+		break;
+	case PT_IOC_STATS:
+		ret = pt_stats(f, uarg);
+		break;
+	case PT_IOC_DESTROY:
+		ret = -ENOENT;
+		if (f->cache && !f->destroyed) {
+			ret = dmaguard_pin_cache_destroy(f->cache);
+			f->destroyed = true;
+			/* Gone unless handles were held; then the last put frees it. */
+			if (!ret)
+				f->cache = NULL;
+		}
+		break;
+	default:
+		ret = -ENOTTY;
+	}
+	mutex_unlock(&f->lock);
+	return ret;
+}
+
+static const struct file_operations pt_fops = {
+	.owner = THIS_MODULE,
+	.open = pt_open,
+	.release = pt_release,
+	.unlocked_ioctl = pt_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice pt_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "dmaguard_pin_test",
+	.fops = &pt_fops,
+	.mode = 0666,
+};
+
+static int __init pt_init(void)
+{
+	int ret = dg_test_dev_get(&pt_dev, "dmaguard_pin_test");
+
+	if (ret)
+		return ret;
+	dg_test_dev_describe(&pt_dev);
+	if (pt_dev.edu) {
+		pt_mmio = dg_edu_map(pt_dev.edu);
+		pt_buf = dma_alloc_coherent(pt_dev.dev, PAGE_SIZE, &pt_buf_dma,
+					    GFP_KERNEL);
+		if (!pt_mmio || !pt_buf) {
+			ret = -ENODEV;
+			goto fail;
+		}
+	}
+	ret = misc_register(&pt_misc);
+	if (ret)
+		goto fail;
+	return 0;
+
+fail:
+	if (pt_buf)
+		dma_free_coherent(pt_dev.dev, PAGE_SIZE, pt_buf, pt_buf_dma);
+	if (pt_mmio)
+		pci_iounmap(pt_dev.edu, pt_mmio);
+	dg_test_dev_put(&pt_dev);
+	return ret;
+}
+
+static void __exit pt_exit(void)
+{
+	misc_deregister(&pt_misc);
+	if (pt_buf)
+		dma_free_coherent(pt_dev.dev, PAGE_SIZE, pt_buf, pt_buf_dma);
+	if (pt_mmio)
+		pci_iounmap(pt_dev.edu, pt_mmio);
+	dg_test_dev_put(&pt_dev);
+}
+
+module_init(pt_init);
+module_exit(pt_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("dmaguard pin cache, driven from userspace by ioctl");

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ioctls of dmaguard_pin_test.ko (/dev/dmaguard_pin_test), shared with
+ * its guest program tests/vm/bin/pin_test.c. Each open file is one
+ * process's pin cache, with up to PT_SLOTS handles held.
+ */
+#ifndef _DMAGUARD_PIN_TEST_H
+#define _DMAGUARD_PIN_TEST_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/ioctl.h>
+#else
+#include <sys/ioctl.h>
+/* musl has no <linux/types.h>; the compiler's own types, as the kernel's */
+typedef __UINT8_TYPE__ __u8;
+typedef __UINT32_TYPE__ __u32;
+typedef __UINT64_TYPE__ __u64;
+#endif
+
+#define PT_SLOTS	32
+#define PT_DATA		256
+#define PT_HEAD		16
+
+/* pt_create.flags: map the entries for the test device (edu if any). */
+#define PT_BIND_DEV	0x1
+
+struct pt_create {
+	__u32 flags;
+	__u32 max_entries;
+	__u64 max_bytes;
+};
+
+struct pt_get {
+	__u64 addr;		/* in */
+	__u64 len;		/* in */
+	__u32 write;		/* in */
+	__u32 slot;		/* out: for PT_READ and PT_PUT */
+	__u64 nr_pages;		/* out */
+	__u32 offset;		/* out */
+	__u32 has_dma;		/* out: mapped for edu: PT_READ_DMA works */
+	__u64 dma;		/* out: DMA address of the first byte */
+	__u8 head[PT_HEAD];	/* out: first bytes, read through the pages */
+};
+
+/* pt_read.how */
+#define PT_READ_CPU	0	/* kmap_local_page() of the pinned pages */
+#define PT_READ_DMA	1	/* the edu device reads them by DMA */
+
+struct pt_read {
+	__u32 slot;
+	__u32 how;
+	__u64 off;		/* from the first byte of the get */
+	__u32 len;		/* at most PT_DATA */
+	__u32 pad;
+	__u8 data[PT_DATA];	/* out */
+};
+
+struct pt_stats {
+	__u64 hits, misses, invalidations, inval_ignored, evictions, retries;
+	__u64 pinned_bytes, handles;
+	__u32 entries, entries_indexed;
+};
+
+#define PT_IOC_CREATE	_IOW('D', 0x40, struct pt_create)
+#define PT_IOC_GET	_IOWR('D', 0x41, struct pt_get)
+#define PT_IOC_PUT	_IOW('D', 0x42, __u32)
+#define PT_IOC_READ	_IOWR('D', 0x43, struct pt_read)
+#define PT_IOC_STATS	_IOR('D', 0x44, struct pt_stats)
+/* Returns the handles still held (the module's slots are put first). */
+#define PT_IOC_DESTROY	_IO('D', 0x45)
+/* Put every slot's handle but keep the cache. */
+#define PT_IOC_PUT_ALL	_IO('D', 0x46)
+
+#endif /* _DMAGUARD_PIN_TEST_H */

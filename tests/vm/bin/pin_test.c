@@ -1,0 +1,823 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pin_test: the pin cache seen from a process, through
+ * dmaguard_pin_test.ko (/dev/dmaguard_pin_test, ioctls in
+ * tests/kmod/dmaguard_pin_test.h). Static (musl), run by
+ * tests/vm/pin.vmtest; prints KTAP. Each case checks what the pinned
+ * pages hold (read by the CPU through the pages, and by the edu device's
+ * DMA when the VM has one) against what the process wrote, after the
+ * address space changed under the cache.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "../../kmod/dmaguard_pin_test.h"
+
+#define PAGE		4096UL
+#define DEV		"/dev/dmaguard_pin_test"
+#define NR_CASES	14
+
+static unsigned int ktap_n;
+static int case_ok;
+static int have_dma;
+
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+#define CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			case_ok = 0;					\
+			diag("%s:%d: %s", __func__, __LINE__, #cond);	\
+			diag(__VA_ARGS__);				\
+		}							\
+	} while (0)
+
+static unsigned int failed;
+
+static void result(const char *name)
+{
+	failed += !case_ok;
+	printf("%sok %u %s\n", case_ok ? "" : "not ", ++ktap_n, name);
+	fflush(stdout);
+}
+
+static void skip(const char *name, const char *why)
+{
+	printf("ok %u %s # SKIP %s\n", ++ktap_n, name, why);
+	fflush(stdout);
+}
+
+static int dev_open(unsigned int flags, unsigned long max_bytes)
+{
+	struct pt_create c = { .flags = flags, .max_bytes = max_bytes };
+	int fd = open(DEV, O_RDWR);
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, PT_IOC_CREATE, &c)) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/* 0 and the slot in *g, or -errno. */
+static int pin_get(int fd, void *addr, size_t len, int write,
+		   struct pt_get *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->addr = (unsigned long)addr;
+	g->len = len;
+	g->write = write;
+	return ioctl(fd, PT_IOC_GET, g) ? -errno : 0;
+}
+
+static int pin_put(int fd, unsigned int slot)
+{
+	__u32 s = slot;
+
+	return ioctl(fd, PT_IOC_PUT, &s) ? -errno : 0;
+}
+
+static int pin_read(int fd, unsigned int slot, int how, size_t off,
+		    size_t len, void *out)
+{
+	struct pt_read r = { .slot = slot, .how = how, .off = off,
+			     .len = len };
+
+	if (ioctl(fd, PT_IOC_READ, &r))
+		return -errno;
+	memcpy(out, r.data, len);
+	return 0;
+}
+
+static struct pt_stats stats(int fd)
+{
+	struct pt_stats st;
+
+	memset(&st, 0, sizeof(st));
+	if (ioctl(fd, PT_IOC_STATS, &st))
+		diag("stats: %s", strerror(errno));
+	return st;
+}
+
+static void fill(void *p, size_t len, unsigned int seed)
+{
+	unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = (unsigned char)(seed * 31 + i * 7 + (i >> 12));
+}
+
+/*
+ * The pinned pages of @slot hold what the process sees at @p: compared
+ * through the pages at a few offsets of @len, and by DMA when the device
+ * can.
+ */
+static int same_data(int fd, unsigned int slot, const void *p, size_t len,
+		     int dma)
+{
+	size_t offs[3] = { 0, len / 2, len - 64 }, i;
+	unsigned char buf[64];
+	int ok = 1;
+
+	for (i = 0; i < 3; i++) {
+		if (pin_read(fd, slot, PT_READ_CPU, offs[i], 64, buf) ||
+		    memcmp(buf, (const char *)p + offs[i], 64)) {
+			diag("cpu read through the pages differs at +%zu",
+			     offs[i]);
+			ok = 0;
+		}
+	}
+	if (dma && have_dma) {
+		if (pin_read(fd, slot, PT_READ_DMA, 0, 64, buf) ||
+		    memcmp(buf, p, 64)) {
+			diag("device read by DMA differs");
+			ok = 0;
+		}
+	}
+	return ok;
+}
+
+static long vmstat(const char *key)
+{
+	char name[64];
+	long v, found = -1;
+	int r = open("/proc/sys/vm/stat_refresh", O_WRONLY);
+	FILE *f;
+
+	/* fold the per-CPU deltas first, or the counters lag */
+	if (r >= 0) {
+		if (write(r, "1", 1) < 0)
+			diag("stat_refresh: %s", strerror(errno));
+		close(r);
+	}
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", name, &v) == 2)
+		if (!strcmp(name, key))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+/* VmPin of /proc/self/status, in kB (mm->pinned_vm). */
+static long vm_pin_kb(void)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* Pins held now, system-wide: the leak check's two counters. */
+static long net_pins(void)
+{
+	return vmstat("nr_foll_pin_acquired") - vmstat("nr_foll_pin_released");
+}
+
+/*
+ * Entries invalidated while unused are released by the next get: a get
+ * that fails (page 1 is never mapped) makes the counts exact now.
+ */
+static void settle(int fd)
+{
+	struct pt_get g;
+
+	memset(&g, 0, sizeof(g));
+	g.addr = PAGE;
+	g.len = PAGE;
+	ioctl(fd, PT_IOC_GET, &g);
+}
+
+static void *map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* debugfs dmaguard/pin_caches has a cache of @pid with @handles held. */
+static int debugfs_lists(int pid, unsigned long long handles)
+{
+	FILE *f = fopen("/sys/kernel/debug/dmaguard/pin_caches", "r");
+	unsigned long long hd, bytes;
+	unsigned int ent, idx;
+	char line[256], dev[64];
+	int tgid, found = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d %63s %u %u %llu %llu", &tgid, dev, &ent,
+			   &idx, &bytes, &hd) == 6 && tgid == pid &&
+		    hd == handles)
+			found = 1;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* miss, hit, sub-range hit; one pin per page; pinned_vm charged. */
+static void case_hit_miss(int fd)
+{
+	size_t len = 16 * PAGE;
+	char *p = map_anon(len);
+	long net0, net1, pin0;
+	struct pt_get g, h, s;
+	struct pt_stats st0, st;
+
+	case_ok = 1;
+	fill(p, len, 1);
+	settle(fd);
+	st0 = stats(fd);
+	pin0 = vm_pin_kb();
+	net0 = net_pins();
+	CHECK(!pin_get(fd, p, len, 1, &g), "miss get failed");
+	net1 = net_pins();
+	CHECK(net1 - net0 == 16, "pins held by a 16-page miss: %ld",
+	      net1 - net0);
+	CHECK(g.nr_pages == 16 && g.offset == 0, "nr_pages %llu offset %u",
+	      (unsigned long long)g.nr_pages, g.offset);
+	CHECK(!memcmp(g.head, p, PT_HEAD), "head differs");
+	CHECK(vm_pin_kb() - pin0 == 64, "VmPin grew by %ld kB",
+	      vm_pin_kb() - pin0);
+	CHECK(!pin_get(fd, p, len, 0, &h), "hit get failed");
+	CHECK(!pin_get(fd, p + PAGE + 100, 1000, 1, &s), "sub-range failed");
+	CHECK(net_pins() == net1, "a hit pinned pages");
+	CHECK(s.nr_pages == 1 && s.offset == 100, "sub nr %llu off %u",
+	      (unsigned long long)s.nr_pages, s.offset);
+	CHECK(!memcmp(s.head, p + PAGE + 100, PT_HEAD), "sub head differs");
+	st = stats(fd);
+	CHECK(st.misses - st0.misses == 1 && st.hits - st0.hits == 2,
+	      "misses +%llu hits +%llu",
+	      (unsigned long long)(st.misses - st0.misses),
+	      (unsigned long long)(st.hits - st0.hits));
+	CHECK(st.handles == 3 && st.pinned_bytes - st0.pinned_bytes == len,
+	      "handles %llu bytes +%llu", (unsigned long long)st.handles,
+	      (unsigned long long)(st.pinned_bytes - st0.pinned_bytes));
+	CHECK(same_data(fd, g.slot, p, len, 1), "data");
+	CHECK(debugfs_lists(getpid(), 3), "debugfs pin_caches");
+	pin_put(fd, g.slot);
+	pin_put(fd, h.slot);
+	pin_put(fd, s.slot);
+	munmap(p, len);
+	st = stats(fd);
+	CHECK(st.handles == 0, "handles left %llu",
+	      (unsigned long long)st.handles);
+	result("hit_miss_subrange");
+}
+
+/* munmap, then a new mapping at the same address: the new pages. */
+static void case_munmap_remap(int fd)
+{
+	size_t len = 8 * PAGE;
+	char *p = map_anon(len), *q;
+	struct pt_get g;
+	struct pt_stats st0, st;
+
+	case_ok = 1;
+	fill(p, len, 2);
+	CHECK(!pin_get(fd, p, len, 1, &g), "get");
+	CHECK(same_data(fd, g.slot, p, len, 1), "before");
+	pin_put(fd, g.slot);
+	st0 = stats(fd);
+	munmap(p, len);
+	q = mmap(p, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	CHECK(q == p, "remap at the same address");
+	fill(q, len, 3);
+	st = stats(fd);
+	CHECK(st.invalidations > st0.invalidations, "no invalidation");
+	CHECK(!pin_get(fd, q, len, 1, &g), "get after remap");
+	CHECK(stats(fd).misses == st.misses + 1, "not a miss");
+	CHECK(same_data(fd, g.slot, q, len, 1), "after remap");
+	pin_put(fd, g.slot);
+	munmap(q, len);
+	result("munmap_remap_same_address");
+}
+
+/* mremap moves the range: the old address faults, the new one is fresh. */
+static void case_mremap(int fd)
+{
+	size_t len = 8 * PAGE;
+	char *p = map_anon(len), *hole = map_anon(len), *q;
+	struct pt_get g;
+
+	case_ok = 1;
+	fill(p, len, 4);
+	CHECK(!pin_get(fd, p, len, 1, &g), "get");
+	pin_put(fd, g.slot);
+	q = mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, hole);
+	CHECK(q == hole, "mremap");
+	CHECK(pin_get(fd, p, len, 1, &g) == -EFAULT, "old address still pins");
+	fill(q, len, 5);
+	CHECK(!pin_get(fd, q, len, 1, &g), "get at the new address");
+	CHECK(same_data(fd, g.slot, q, len, 1), "moved data");
+	pin_put(fd, g.slot);
+	/* and a new mapping where the old one was */
+	CHECK(mmap(p, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == p,
+	      "map the old address");
+	fill(p, len, 6);
+	CHECK(!pin_get(fd, p, len, 0, &g), "get at the old address");
+	CHECK(same_data(fd, g.slot, p, len, 1), "new data at the old address");
+	pin_put(fd, g.slot);
+	munmap(p, len);
+	munmap(q, len);
+	result("mremap");
+}
+
+/* MADV_DONTNEED drops the pages: a get afterwards sees the new ones. */
+static void case_dontneed(int fd)
+{
+	size_t len = 8 * PAGE;
+	char *p = map_anon(len);
+	struct pt_get g;
+
+	case_ok = 1;
+	fill(p, len, 7);
+	CHECK(!pin_get(fd, p, len, 1, &g), "get");
+	pin_put(fd, g.slot);
+	CHECK(!madvise(p, len, MADV_DONTNEED), "madvise");
+	fill(p, len, 8);
+	CHECK(!pin_get(fd, p, len, 1, &g), "get after DONTNEED");
+	CHECK(same_data(fd, g.slot, p, len, 1), "after DONTNEED");
+	pin_put(fd, g.slot);
+	munmap(p, len);
+	result("madv_dontneed");
+}
+
+/* After fork, what the parent writes is what its pinned pages hold. */
+static void case_fork(int fd)
+{
+	size_t len = 8 * PAGE;
+	char *p = map_anon(len), *r = map_anon(len);
+	struct pt_get g, gr;
+	int status;
+	pid_t pid;
+
+	case_ok = 1;
+	fill(p, len, 9);
+	fill(r, len, 10);
+	CHECK(!pin_get(fd, p, len, 1, &g), "get");
+	/* read-only pins of a range the parent writes after the fork */
+	CHECK(!pin_get(fd, r, len, 0, &gr), "get read-only");
+	pin_put(fd, g.slot);
+	pin_put(fd, gr.slot);
+	pid = fork();
+	if (!pid) {
+		fill(p, len, 11);
+		fill(r, len, 12);
+		_exit(0);
+	}
+	fill(p, len, 13);
+	fill(r, len, 14);
+	waitpid(pid, &status, 0);
+	CHECK(!pin_get(fd, p, len, 1, &g), "get after fork");
+	CHECK(same_data(fd, g.slot, p, len, 1), "parent's writes");
+	CHECK(!pin_get(fd, r, len, 0, &gr), "get read-only after fork");
+	CHECK(same_data(fd, gr.slot, r, len, 1), "parent's writes (ro)");
+	pin_put(fd, g.slot);
+	pin_put(fd, gr.slot);
+	munmap(p, len);
+	munmap(r, len);
+	result("fork_cow");
+}
+
+/* An entry invalidated while held stays pinned until the put. */
+static void case_inval_held(int fd)
+{
+	size_t len = 8 * PAGE;
+	char *p = map_anon(len);
+	unsigned char copy[8 * 4096];
+	struct pt_get g;
+	struct pt_stats st;
+
+	case_ok = 1;
+	fill(p, len, 15);
+	memcpy(copy, p, len);
+	CHECK(!pin_get(fd, p, len, 1, &g), "get");
+	munmap(p, len);
+	st = stats(fd);
+	CHECK(st.entries == 1 && st.entries_indexed == 0 && st.handles == 1,
+	      "entries %u indexed %u handles %llu", st.entries,
+	      st.entries_indexed, (unsigned long long)st.handles);
+	CHECK(same_data(fd, g.slot, copy, len, 1), "held pages changed");
+	pin_put(fd, g.slot);
+	st = stats(fd);
+	CHECK(st.entries == 0 && st.pinned_bytes == 0, "entries %u bytes %llu",
+	      st.entries, (unsigned long long)st.pinned_bytes);
+	result("invalidate_while_held");
+}
+
+/* mprotect (a protection-only change) keeps the entry. */
+static void case_protection(int fd)
+{
+	size_t len = 4 * PAGE;
+	char *p = map_anon(len);
+	struct pt_get g;
+	struct pt_stats st0, st;
+
+	case_ok = 1;
+	fill(p, len, 16);
+	CHECK(!pin_get(fd, p, len, 0, &g), "get");
+	pin_put(fd, g.slot);
+	st0 = stats(fd);
+	CHECK(!mprotect(p, len, PROT_READ), "mprotect ro");
+	CHECK(!mprotect(p, len, PROT_READ | PROT_WRITE), "mprotect rw");
+	st = stats(fd);
+	diag("mprotect: invalidations +%llu, ignored +%llu",
+	     (unsigned long long)(st.invalidations - st0.invalidations),
+	     (unsigned long long)(st.inval_ignored - st0.inval_ignored));
+	CHECK(st.invalidations == st0.invalidations, "mprotect invalidated");
+	CHECK(!pin_get(fd, p, len, 0, &g), "get");
+	CHECK(stats(fd).hits == st.hits + 1, "not a hit after mprotect");
+	pin_put(fd, g.slot);
+	munmap(p, len);
+	result("protection_only_kept");
+}
+
+static void case_bad_input(int fd)
+{
+	size_t len = 4 * PAGE;
+	char *p = map_anon(len);
+	char *none = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	char *ro = map_anon(len);
+	struct pt_stats st0, st;
+	long net0;
+	struct pt_get g;
+	int small, ret;
+
+	case_ok = 1;
+	/* written, then read-only: real pages, not the shared zero page */
+	fill(ro, len, 22);
+	CHECK(!mprotect(ro, len, PROT_READ), "mprotect");
+	settle(fd);
+	st0 = stats(fd);
+	net0 = net_pins();
+	CHECK(pin_get(fd, p, 0, 0, &g) == -EINVAL, "zero length");
+	CHECK(pin_get(fd, (void *)(~0UL - 100), PAGE, 0, &g) == -EOVERFLOW,
+	      "wrap");
+	CHECK(pin_get(fd, (void *)0xffff888000000000UL, PAGE, 0, &g) ==
+	      -EFAULT, "kernel address");
+	munmap(p, len);
+	CHECK(pin_get(fd, p, len, 0, &g) == -EFAULT, "unmapped");
+	CHECK(pin_get(fd, none, len, 0, &g) == -EFAULT, "PROT_NONE");
+	CHECK(pin_get(fd, ro, len, 1, &g) == -EFAULT, "read-only for write");
+	ret = pin_get(fd, ro, len, 0, &g);
+	CHECK(!ret, "read-only for read: %d", ret);
+	if (!ret)
+		pin_put(fd, g.slot);
+	small = dev_open(0, 8 * PAGE);
+	CHECK(small >= 0, "small cache");
+	p = map_anon(16 * PAGE);
+	CHECK(pin_get(small, p, 16 * PAGE, 0, &g) == -E2BIG,
+	      "larger than the budget");
+	CHECK(!pin_get(small, p, 8 * PAGE, 0, &g), "within the budget");
+	close(small);
+	munmap(p, 16 * PAGE);
+	st = stats(fd);
+	CHECK(st.handles == 0 && st.entries == st0.entries + (ret ? 0 : 1),
+	      "handles %llu entries %u", (unsigned long long)st.handles,
+	      st.entries);
+	/* the one good read-only get holds 4 pins; closing small freed 8 */
+	CHECK(net_pins() - net0 == (ret ? 0 : 4), "pins held: %ld",
+	      net_pins() - net0);
+	munmap(none, len);
+	munmap(ro, len);
+	result("bad_input");
+}
+
+/* The byte budget evicts the least recently used unused entry. */
+static void case_budget(void)
+{
+	int fd = dev_open(PT_BIND_DEV, 8 * PAGE);
+	char *p = map_anon(12 * PAGE);
+	struct pt_get a, b, c;
+	struct pt_stats st;
+	long net0 = net_pins();
+
+	case_ok = 1;
+	fill(p, 12 * PAGE, 23);
+	CHECK(!pin_get(fd, p, 4 * PAGE, 0, &a), "get a");
+	CHECK(!pin_get(fd, p + 4 * PAGE, 4 * PAGE, 0, &b), "get b");
+	/* both held: no room, nothing evictable */
+	CHECK(pin_get(fd, p + 8 * PAGE, 4 * PAGE, 0, &c) == -ENOSPC,
+	      "over the budget with everything in use");
+	pin_put(fd, a.slot);
+	pin_put(fd, b.slot);
+	CHECK(!pin_get(fd, p + 4 * PAGE, PAGE, 0, &b), "touch b");
+	pin_put(fd, b.slot);
+	CHECK(!pin_get(fd, p + 8 * PAGE, 4 * PAGE, 0, &c), "get c");
+	st = stats(fd);
+	CHECK(st.evictions == 1 && st.pinned_bytes == 8 * PAGE,
+	      "evictions %llu bytes %llu", (unsigned long long)st.evictions,
+	      (unsigned long long)st.pinned_bytes);
+	CHECK(net_pins() - net0 == 8, "pins held %ld", net_pins() - net0);
+	/* b stayed (recently used), a went */
+	CHECK(!pin_get(fd, p + 4 * PAGE, 4 * PAGE, 0, &b), "b cached");
+	CHECK(stats(fd).hits == st.hits + 1, "b was evicted");
+	close(fd);
+	CHECK(net_pins() == net0, "pins left %ld", net_pins() - net0);
+	munmap(p, 12 * PAGE);
+	result("budget_lru_evicts");
+}
+
+/* Over RLIMIT_MEMLOCK without CAP_IPC_LOCK: -ENOMEM, nothing charged. */
+static void case_rlimit(void)
+{
+	int status, fd;
+	pid_t pid;
+
+	case_ok = 1;
+	pid = fork();
+	if (!pid) {
+		struct rlimit rl = { 16 * PAGE, 16 * PAGE };
+		char *p = map_anon(32 * PAGE);
+		struct pt_get g;
+		long pin0;
+		int bad = 0;
+
+		fd = dev_open(PT_BIND_DEV, 0);
+		if (fd < 0 || setrlimit(RLIMIT_MEMLOCK, &rl) ||
+		    setgid(65534) || setuid(65534))
+			_exit(10);
+		fill(p, 32 * PAGE, 17);
+		pin0 = vm_pin_kb();
+		if (pin_get(fd, p, 32 * PAGE, 1, &g) != -ENOMEM)
+			bad |= 1;
+		if (vm_pin_kb() != pin0)
+			bad |= 2;
+		if (pin_get(fd, p, 8 * PAGE, 1, &g))
+			bad |= 4;
+		if (vm_pin_kb() != pin0 + 32)
+			bad |= 8;
+		if (pin_get(fd, p + 8 * PAGE, 16 * PAGE, 1, &g) != -ENOMEM)
+			bad |= 16;
+		close(fd);
+		if (vm_pin_kb() != pin0)
+			bad |= 32;
+		_exit(bad);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "child status %#x",
+	      status);
+	result("rlimit_memlock_enomem");
+}
+
+/*
+ * The process exits with entries, one of them held, while another
+ * process keeps the cache's file open: the mm's exit invalidates them
+ * all; the held one stays pinned until its put.
+ */
+static void case_exit_live(void)
+{
+	int fd = open(DEV, O_RDWR), status;
+	struct pt_stats st;
+	__u32 slot = 0;
+	pid_t pid;
+
+	case_ok = 1;
+	CHECK(fd >= 0, "open");
+	pid = fork();
+	if (!pid) {
+		struct pt_create c = { .flags = PT_BIND_DEV };
+		char *p = map_anon(16 * PAGE);
+		struct pt_get g;
+
+		fill(p, 16 * PAGE, 18);
+		if (ioctl(fd, PT_IOC_CREATE, &c) ||
+		    pin_get(fd, p, 4 * PAGE, 1, &g) || g.slot != 0 ||
+		    pin_get(fd, p + 8 * PAGE, 4 * PAGE, 0, &g))
+			_exit(1);
+		pin_put(fd, g.slot);
+		_exit(0);	/* slot 0 still held */
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "child %#x", status);
+	st = stats(fd);
+	CHECK(st.entries_indexed == 0 && st.handles == 1,
+	      "after exit: indexed %u handles %llu entries %u",
+	      st.entries_indexed, (unsigned long long)st.handles, st.entries);
+	/* another mm may not get from it */
+	{
+		struct pt_get g;
+		char *p = map_anon(PAGE);
+
+		CHECK(pin_get(fd, p, PAGE, 0, &g) == -EFAULT,
+		      "get from another mm");
+		munmap(p, PAGE);
+	}
+	CHECK(!ioctl(fd, PT_IOC_PUT, &slot), "put after exit");
+	st = stats(fd);
+	CHECK(st.handles == 0 && st.entries <= 1, "handles %llu entries %u",
+	      (unsigned long long)st.handles, st.entries);
+	CHECK(ioctl(fd, PT_IOC_DESTROY) == 0, "destroy");
+	close(fd);
+	/* and a process that exits without closing: release cleans up */
+	pid = fork();
+	if (!pid) {
+		char *p = map_anon(8 * PAGE);
+		struct pt_get g;
+		int f2 = dev_open(PT_BIND_DEV, 0);
+
+		fill(p, 8 * PAGE, 19);
+		if (f2 < 0 || pin_get(f2, p, 8 * PAGE, 1, &g) ||
+		    pin_get(f2, p, 4 * PAGE, 1, &g))
+			_exit(1);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "child %#x", status);
+	result("exit_with_live_entries");
+}
+
+/* References on dmaguard.ko: each live cache holds one (no rmmod). */
+static long dmaguard_refcnt(void)
+{
+	FILE *f = fopen("/sys/module/dmaguard/refcnt", "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Destroy with a handle held: the last put frees the cache. */
+static void case_destroy_held(void)
+{
+	long ref0 = dmaguard_refcnt();
+	int fd = dev_open(PT_BIND_DEV, 0);
+	char *p = map_anon(4 * PAGE);
+	struct pt_get g;
+	long ret;
+
+	case_ok = 1;
+	CHECK(dmaguard_refcnt() == ref0 + 1, "refcnt %ld, was %ld",
+	      dmaguard_refcnt(), ref0);
+	fill(p, 4 * PAGE, 20);
+	CHECK(!pin_get(fd, p, 4 * PAGE, 1, &g), "get");
+	ret = ioctl(fd, PT_IOC_DESTROY);
+	CHECK(ret == 1, "destroy returned %ld", ret);
+	CHECK(dmaguard_refcnt() == ref0 + 1, "refcnt %ld while held",
+	      dmaguard_refcnt());
+	CHECK(same_data(fd, g.slot, p, 4 * PAGE, 1), "held after destroy");
+	CHECK(!pin_put(fd, g.slot), "last put");
+	CHECK(dmaguard_refcnt() == ref0, "refcnt %ld after the last put",
+	      dmaguard_refcnt());
+	close(fd);
+	munmap(p, 4 * PAGE);
+	result("destroy_with_handle_held");
+}
+
+static int thp_enabled(void)
+{
+	char buf[128] = "";
+	int f = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY);
+
+	if (f < 0)
+		return 0;
+	if (read(f, buf, sizeof(buf) - 1) < 0)
+		buf[0] = 0;
+	close(f);
+	return !strstr(buf, "[never]");
+}
+
+static void case_thp(int fd)
+{
+	size_t huge = 2UL << 20;
+	char *raw = map_anon(2 * huge), *p;
+	long pin0, net0;
+	struct pt_get g;
+	char line[128];
+	long kb = 0;
+	FILE *f;
+
+	if (!thp_enabled()) {
+		munmap(raw, 2 * huge);
+		skip("thp_2m", "no transparent huge pages");
+		return;
+	}
+	case_ok = 1;
+	p = (char *)(((unsigned long)raw + huge - 1) & ~(huge - 1));
+	CHECK(!madvise(p, huge, MADV_HUGEPAGE), "MADV_HUGEPAGE");
+	fill(p, huge, 21);
+	f = fopen("/proc/self/smaps_rollup", "r");
+	while (f && fgets(line, sizeof(line), f))
+		sscanf(line, "AnonHugePages: %ld", &kb);
+	if (f)
+		fclose(f);
+	diag("AnonHugePages: %ld kB", kb);
+	settle(fd);
+	pin0 = vm_pin_kb();
+	net0 = net_pins();
+	CHECK(!pin_get(fd, p, huge, 1, &g), "get 2 MiB");
+	CHECK(g.nr_pages == 512, "nr_pages %llu",
+	      (unsigned long long)g.nr_pages);
+	CHECK(vm_pin_kb() - pin0 == 2048, "VmPin +%ld kB", vm_pin_kb() - pin0);
+	CHECK(net_pins() - net0 == 512, "pins held for 2 MiB: %ld",
+	      net_pins() - net0);
+	CHECK(same_data(fd, g.slot, p, huge, 1), "huge data");
+	pin_put(fd, g.slot);
+	CHECK(!pin_get(fd, p + huge / 2, 4096, 1, &g), "sub-range of huge");
+	CHECK(!memcmp(g.head, p + huge / 2, PT_HEAD), "sub head");
+	pin_put(fd, g.slot);
+	munmap(raw, 2 * huge);
+	result("thp_2m");
+}
+
+/* Everything pinned was unpinned, and no cache is left. */
+static void case_teardown(int fd)
+{
+	char line[256];
+	int n = 0;
+	FILE *f;
+
+	case_ok = 1;
+	CHECK(ioctl(fd, PT_IOC_DESTROY) == 0, "destroy");
+	close(fd);
+	CHECK(vmstat("nr_foll_pin_acquired") == vmstat("nr_foll_pin_released"),
+	      "nr_foll_pin_acquired %ld != released %ld",
+	      vmstat("nr_foll_pin_acquired"), vmstat("nr_foll_pin_released"));
+	diag("nr_foll_pin_acquired %ld released %ld",
+	     vmstat("nr_foll_pin_acquired"), vmstat("nr_foll_pin_released"));
+	CHECK(vm_pin_kb() == 0, "VmPin %ld kB", vm_pin_kb());
+	f = fopen("/sys/kernel/debug/dmaguard/pin_caches", "r");
+	CHECK(f, "debugfs pin_caches");
+	while (f && fgets(line, sizeof(line), f))
+		n++;
+	if (f)
+		fclose(f);
+	CHECK(n == 1, "pin_caches lists %d lines", n);
+	result("teardown_no_pins_left");
+}
+
+int main(void)
+{
+	struct pt_get g;
+	int fd;
+	char *p;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("KTAP version 1\n1..%d\n", NR_CASES);
+	fd = dev_open(PT_BIND_DEV, 0);
+	if (fd < 0) {
+		printf("Bail out! %s: %s\n", DEV, strerror(-fd));
+		return 1;
+	}
+	p = map_anon(PAGE);
+	if (!pin_get(fd, p, PAGE, 0, &g)) {
+		have_dma = g.has_dma;
+		pin_put(fd, g.slot);
+	}
+	munmap(p, PAGE);
+	diag("device DMA checks: %s", have_dma ? "yes" : "no");
+	case_hit_miss(fd);
+	case_munmap_remap(fd);
+	case_mremap(fd);
+	case_dontneed(fd);
+	case_fork(fd);
+	case_inval_held(fd);
+	case_protection(fd);
+	case_bad_input(fd);
+	case_budget();
+	case_rlimit();
+	case_exit_live();
+	case_destroy_held();
+	case_thp(fd);
+	case_teardown(fd);
+	return failed ? 1 : 0;
+}
