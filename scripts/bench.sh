@@ -24,7 +24,14 @@
 #                     (the six rows, each against its target) and 2 and 4
 #                     threads on one pool (BENCH native-mt), plus
 #                     instructions per alloc+free pair from callgrind.
-#   bench.sh all      both (what `make bench` runs).
+#   bench.sh pin      the pin cache: for every Debian kernel, boot
+#                     tests/vm/bench/pin.vmtest (test flavour modules,
+#                     tests/vm/bin/pin_bench) direct and under the strict
+#                     Intel IOMMU: pin_user_pages_fast + unpin (+ a DMA
+#                     mapping, "pin-map") against a cache hit, 4 KiB to a
+#                     2 MiB THP range, medians (BENCH pin / pin-map lines
+#                     and a table; build/bench/pin.bench).
+#   bench.sh all      all three (what `make bench` runs).
 #
 # Environment:
 #   KVER=V            only this kernel (space-separated list allowed)
@@ -332,6 +339,47 @@ vm_bench() {
 
 # The native single-thread rows against their target: every row <= 1.00
 # (dmaguard ns / reference ns per alloc+free pair).
+# The pin cache (issue 10): one boot per Debian kernel and backend; the
+# plain pin rows from the direct boot, pin-map rows from both.
+pin_bench() {
+	local kver b name rc=0
+	: > "$out/pin.bench"
+	for kver in $("$top/scripts/kernels.sh" --distro); do
+		mkdir -p "$out/vm/$kver"
+		for b in direct iommu-strict; do
+			name=pin-$b
+			echo "  BOOT    $kver $b (TCG, pin cache: pin_bench)" >&2
+			if ! python3 "$top/scripts/vm/vmtest.py" --kver "$kver" \
+				--name "$name" --out "$out/vm/$kver" --backend "$b" \
+				--ko-dir "$top/build/kernel/$kver/test/ko" \
+				--bin-dir "$top/build/vm-bin" \
+				"$top/tests/vm/bench/pin.vmtest" > "$out/vm/$kver/$name.verdict"; then
+				echo "bench: the $kver $b pin boot was not clean:" >&2
+				grep '^not ok' "$out/vm/$kver/$name.verdict" >&2 || true
+				rc=1
+			fi
+			grep -a '^BENCH pin' "$out/vm/$kver/$name.log" | sed 's/\r$//' |
+				if [ "$b" = direct ]; then cat; else grep '^BENCH pin-map'; fi \
+				>> "$out/pin.bench" || true
+		done
+	done
+	awk "$awk_val"'
+	$1 == "BENCH" && ($2 == "pin" || $2 == "pin-map") {
+		if (!n++) {
+			printf "\npin cache: per-I/O cost, pin + unpin (no cache) vs a cache hit (get + put), ns, medians\n"
+			printf "%-24s %-8s %-13s %8s %3s %13s %9s %7s\n", "kernel", "what", "backend",
+			       "bytes", "thp", "pin_unpin_ns", "hit_ns", "hit/pin"
+		}
+		printf "%-24s %-8s %-13s %8s %3s %13s %9s %7.4f\n", val("kernel"), $2,
+		       val("backend") == "" ? "direct" : val("backend"), val("bytes"),
+		       val("thp"), val("pin_unpin_ns"), val("hit_ns"), val("ratio")
+	}
+	END { if (!n) print "bench: no BENCH pin line" > "/dev/stderr" }' "$out/pin.bench" |
+		tee "$out/pin.txt"
+	echo
+	return $rc
+}
+
 native_rows_report() {
 	awk "$awk_val"'
 	$1 == "BENCH" && $2 == "native" && val("ratio") != "" {
@@ -451,8 +499,9 @@ rc=0
 case $what in
 vm) vm_bench || rc=$? ;;
 native) native_bench || rc=$? ;;
-all) vm_bench || rc=$?; native_bench || rc=$? ;;
-*) die "usage: bench.sh vm|native|all" ;;
+pin) pin_bench || rc=$? ;;
+all) vm_bench || rc=$?; pin_bench || rc=$?; native_bench || rc=$? ;;
+*) die "usage: bench.sh vm|native|pin|all" ;;
 esac
 echo "bench ($what) took $(( $(date +%s) - start )) s"
 exit $rc

@@ -17,10 +17,13 @@ BENCH_SRCS	:= tests/bench/pool_bench.c tests/bench/pool_bench_mt.c \
 		   tests/bench/ref_pool.c tests/bench/ref_pool_spin.c
 BENCH_HDRS	:= tests/bench/ref_pool.h tests/bench/pool_bench.h
 
-.PHONY: bench bench-vm bench-native
+.PHONY: bench bench-vm bench-native bench-pin
 
-bench: deps $(BENCH_OUT)/pool_bench
+bench: deps $(BENCH_OUT)/pool_bench modules-test vm-bins
 	@scripts/bench.sh all
+
+bench-pin: deps modules-test vm-bins
+	@scripts/bench.sh pin
 
 bench-vm: deps
 	@scripts/bench.sh vm

@@ -24,8 +24,9 @@
 #   test: NAME: CMD    Same, but its exit status is its own result line
 #                      "vm/<kver>/<spec>/NAME" (userspace test programs).
 #   smp: N             vCPUs (default 1).
-#   mem: SIZE          guest memory (default 512M: the debug kernel's boot,
-#                      KASAN shadow and kmemleak scans grow with it).
+#   mem: SIZE          guest memory (default 640M: the debug kernel's boot,
+#                      KASAN shadow and kmemleak scans grow with it; under
+#                      512M the kernel turns transparent huge pages off).
 #   qemu: ARGS         extra QEMU arguments, shell-quoted, may repeat, e.g.
 #                      "qemu: -machine q35 -device edu".
 #   append: ARGS       extra kernel command line.
@@ -182,7 +183,7 @@ class SpecError(Exception):
 
 
 def parse_spec(path):
-	spec = {'smp': 1, 'mem': '512M', 'qemu': [], 'append': [], 'timeout': 120,
+	spec = {'smp': 1, 'mem': '640M', 'qemu': [], 'append': [], 'timeout': 120,
 		'kernels': None, 'expect-warning': [], 'allow-warning': [],
 		'expect-log': [], 'allow-taint': '', 'ktap': None, 'steps': [],
 		'backends': None}

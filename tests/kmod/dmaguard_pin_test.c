@@ -8,10 +8,13 @@
  * (dmaguard_pin_test.h): create, get (returns the geometry, the DMA
  * address and the first bytes read through the pinned pages), read
  * (through the pages with kmap_local_page(), or by the edu device's DMA
- * from the entry's mapping), put, stats, destroy. Release puts what the
+ * from the entry's mapping), put, stats, destroy; hammer (gets and puts
+ * without the file's lock, for several threads at once) and bench (the
+ * per-I/O cost of pinning against a cache hit). Release puts what the
  * file holds and destroys its cache, as a driver's release would.
  *
- * The cases themselves are the guest program tests/vm/bin/pin_test.c.
+ * The cases themselves are the guest programs tests/vm/bin/pin_test.c,
+ * pin_race.c and pin_bench.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,9 +22,13 @@
 #include <linux/miscdevice.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include "dg_test_dev.h"
 #include "dmaguard_pin_test.h"
@@ -30,6 +37,8 @@ DMAGUARD_IMPORT_NS();
 
 struct pt_file {
 	struct mutex lock;		/* everything below */
+	/* Held for write to change @cache, for read by unlocked users. */
+	struct rw_semaphore cache_rw;
 	struct dmaguard_pin_cache *cache;
 	bool destroyed;			/* no get; puts still go to cache */
 	bool bound;
@@ -52,6 +61,7 @@ static int pt_open(struct inode *inode, struct file *file)
 	if (!f)
 		return -ENOMEM;
 	mutex_init(&f->lock);
+	init_rwsem(&f->cache_rw);
 	file->private_data = f;
 	return 0;
 }
@@ -97,8 +107,10 @@ static int pt_create(struct pt_file *f, void __user *arg)
 				      NULL, &opts);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
+	down_write(&f->cache_rw);
 	f->cache = c;
 	f->bound = in.flags & PT_BIND_DEV;
+	up_write(&f->cache_rw);
 	return 0;
 }
 
@@ -165,6 +177,157 @@ static int pt_dma_read(struct dmaguard_pin *p, bool write, u64 off, u32 len,
 	if (!ret)
 		memcpy(out, pt_buf, len);
 	mutex_unlock(&pt_dma_lock);
+	return ret;
+}
+
+/* Gets and puts in a loop, beside other threads of the process. */
+static int pt_hammer(struct pt_file *f, void __user *arg)
+{
+	struct dmaguard_pin p;
+	struct pt_hammer h;
+	u32 i;
+	int ret = 0;
+
+	if (copy_from_user(&h, arg, sizeof(h)))
+		return -EFAULT;
+	h.ok = 0;
+	h.faults = 0;
+	h.other = 0;
+	h.first_err = 0;
+	down_read(&f->cache_rw);
+	if (!f->cache || f->destroyed) {
+		ret = -ENOENT;
+		goto out;
+	}
+	for (i = 0; i < h.iters; i++) {
+		u8 byte;
+
+		memset(&p, 0, sizeof(p));
+		p.sz = sizeof(p);
+		ret = dmaguard_pin_get(f->cache, h.addr, h.len, h.write, &p);
+		if (!ret) {
+			/* Touch the page: KASAN sees a page freed too early. */
+			pt_cpu_read(&p, 0, 1, &byte);
+			dmaguard_pin_put(f->cache, &p);
+			h.ok++;
+		} else if (ret == -EFAULT) {
+			h.faults++;
+		} else {
+			h.other++;
+			if (!h.first_err)
+				h.first_err = ret;
+		}
+		cond_resched();
+	}
+	ret = copy_to_user(arg, &h, sizeof(h)) ? -EFAULT : 0;
+out:
+	up_read(&f->cache_rw);
+	return ret;
+}
+
+static int pt_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 pt_median(u64 *v, u32 n)
+{
+	sort(v, n, sizeof(*v), pt_cmp_u64, NULL);
+	return v[n / 2];
+}
+
+/* What a driver without the cache pays per I/O: pin, (map, unmap,) unpin. */
+static int pt_pin_unpin_once(struct pt_file *f, struct page **pages,
+			     unsigned long addr, int n, bool write)
+{
+	enum dma_data_direction dir = write ? DMA_BIDIRECTIONAL :
+					      DMA_TO_DEVICE;
+	unsigned int flags = FOLL_LONGTERM | (write ? FOLL_WRITE : 0);
+	unsigned long bytes = (unsigned long)n << PAGE_SHIFT;
+	struct sg_table sgt;
+	unsigned int seg;
+	int got, ret = 0;
+
+	got = pin_user_pages_fast(addr, n, flags, pages);
+	if (got != n) {
+		if (got > 0)
+			unpin_user_pages(pages, got);
+		return got < 0 ? got : -EFAULT;
+	}
+	if (f->bound) {
+		/* Segments no longer than the device takes (as the cache). */
+		seg = dma_get_max_seg_size(pt_dev.dev) & PAGE_MASK;
+		ret = sg_alloc_table_from_pages_segment(&sgt, pages, n, 0,
+							bytes, seg,
+							GFP_KERNEL);
+		if (!ret) {
+			ret = dma_map_sgtable(pt_dev.dev, &sgt, dir, 0);
+			if (!ret)
+				dma_unmap_sgtable(pt_dev.dev, &sgt, dir, 0);
+			sg_free_table(&sgt);
+		}
+	}
+	unpin_user_pages(pages, n);
+	return ret;
+}
+
+static int pt_bench(struct pt_file *f, void __user *arg)
+{
+	u64 pin[PT_BENCH_MAX_REPS], hit[PT_BENCH_MAX_REPS], t0;
+	struct page **pages = NULL;
+	struct dmaguard_pin p;
+	struct pt_bench b;
+	u32 r, i;
+	int n, ret;
+
+	if (copy_from_user(&b, arg, sizeof(b)))
+		return -EFAULT;
+	if (!b.iters || !b.reps || b.reps > PT_BENCH_MAX_REPS ||
+	    !b.len || b.len > SZ_16M || !PAGE_ALIGNED(b.addr | b.len))
+		return -EINVAL;
+	if (!f->cache || f->destroyed)
+		return -ENOENT;
+	n = b.len >> PAGE_SHIFT;
+	pages = kvcalloc(n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	/* Warm both: the pages faulted in, the cache entry made. */
+	ret = pt_pin_unpin_once(f, pages, b.addr, n, b.write);
+	if (ret)
+		goto out;
+	memset(&p, 0, sizeof(p));
+	p.sz = sizeof(p);
+	ret = dmaguard_pin_get(f->cache, b.addr, b.len, b.write, &p);
+	if (ret)
+		goto out;
+	dmaguard_pin_put(f->cache, &p);
+	for (r = 0; r < b.reps; r++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < b.iters && !ret; i++)
+			ret = pt_pin_unpin_once(f, pages, b.addr, n, b.write);
+		pin[r] = div_u64(ktime_get_ns() - t0, b.iters);
+		t0 = ktime_get_ns();
+		for (i = 0; i < b.iters && !ret; i++) {
+			memset(&p, 0, sizeof(p));
+			p.sz = sizeof(p);
+			ret = dmaguard_pin_get(f->cache, b.addr, b.len,
+					       b.write, &p);
+			if (!ret)
+				dmaguard_pin_put(f->cache, &p);
+		}
+		hit[r] = div_u64(ktime_get_ns() - t0, b.iters);
+		if (ret)
+			goto out;
+		cond_resched();
+	}
+	b.pin_ns = pt_median(pin, b.reps);
+	b.hit_ns = pt_median(hit, b.reps);
+	b.mapped = f->bound;
+	ret = copy_to_user(arg, &b, sizeof(b)) ? -EFAULT : 0;
+out:
+	kvfree(pages);
 	return ret;
 }
 
@@ -271,6 +434,9 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	long ret;
 	u32 slot;
 
+	/* The one ioctl that runs beside the others (under cache_rw). */
+	if (cmd == PT_IOC_HAMMER)
+		return pt_hammer(f, uarg);
 	mutex_lock(&f->lock);
 	switch (cmd) {
 	case PT_IOC_CREATE:
@@ -299,14 +465,19 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PT_IOC_STATS:
 		ret = pt_stats(f, uarg);
 		break;
+	case PT_IOC_BENCH:
+		ret = pt_bench(f, uarg);
+		break;
 	case PT_IOC_DESTROY:
 		ret = -ENOENT;
 		if (f->cache && !f->destroyed) {
+			down_write(&f->cache_rw);
 			ret = dmaguard_pin_cache_destroy(f->cache);
 			f->destroyed = true;
 			/* Gone unless handles were held; then the last put frees it. */
 			if (!ret)
 				f->cache = NULL;
+			up_write(&f->cache_rw);
 		}
 		break;
 	default:

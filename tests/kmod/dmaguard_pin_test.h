@@ -15,6 +15,7 @@
 /* musl has no <linux/types.h>; the compiler's own types, as the kernel's */
 typedef __UINT8_TYPE__ __u8;
 typedef __UINT32_TYPE__ __u32;
+typedef __INT32_TYPE__ __s32;
 typedef __UINT64_TYPE__ __u64;
 #endif
 
@@ -62,6 +63,35 @@ struct pt_stats {
 	__u32 entries, entries_indexed;
 };
 
+/*
+ * PT_IOC_HAMMER: @iters gets and puts of [addr, addr + len) in a row, with
+ * the file's lock not held, so that several threads of a process run them
+ * at once against one cache (while another changes the mapping).
+ */
+struct pt_hammer {
+	__u64 addr, len;	/* in */
+	__u32 iters, write;	/* in */
+	__u64 ok, faults, other; /* out: gets that worked, -EFAULT, else */
+	__s32 first_err;	/* out: the first "other" errno */
+	__u32 pad;
+};
+
+/*
+ * PT_IOC_BENCH: the per-I/O cost of [addr, addr + len), median of @reps
+ * measurements of @iters each (ns per I/O): pin_user_pages_fast() +
+ * unpin_user_pages() (plus, for a cache bound to the device, an sg_table
+ * mapped and unmapped with dma_map_sgtable()), against a cache hit
+ * (dmaguard_pin_get() + dmaguard_pin_put()).
+ */
+#define PT_BENCH_MAX_REPS	15
+struct pt_bench {
+	__u64 addr, len;	/* in */
+	__u32 iters, reps;	/* in */
+	__u32 write, pad;	/* in */
+	__u64 pin_ns, hit_ns;	/* out: medians */
+	__u32 mapped, pad2;	/* out: the pin side included the mapping */
+};
+
 #define PT_IOC_CREATE	_IOW('D', 0x40, struct pt_create)
 #define PT_IOC_GET	_IOWR('D', 0x41, struct pt_get)
 #define PT_IOC_PUT	_IOW('D', 0x42, __u32)
@@ -71,5 +101,7 @@ struct pt_stats {
 #define PT_IOC_DESTROY	_IO('D', 0x45)
 /* Put every slot's handle but keep the cache. */
 #define PT_IOC_PUT_ALL	_IO('D', 0x46)
+#define PT_IOC_HAMMER	_IOWR('D', 0x47, struct pt_hammer)
+#define PT_IOC_BENCH	_IOWR('D', 0x48, struct pt_bench)
 
 #endif /* _DMAGUARD_PIN_TEST_H */
