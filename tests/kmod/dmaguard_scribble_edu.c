@@ -163,6 +163,11 @@ static void edu_alloc_one(struct edu_work *w)
 	dma_addr_t d;
 	void *v;
 
+	/* s->live holds s->max blocks: when full, churn by freeing one. */
+	if (s->n >= s->max) {
+		edu_free_one(w);
+		return;
+	}
 	s->ops++;
 	v = dmaguard_pool_alloc(w->pool, GFP_ATOMIC, &d);
 	if (!v) {
