@@ -33,6 +33,9 @@ PACKAGES=(
 	# Debian's rustc with its library source (CONFIG_RUST).
 	clang-14 lld-14 llvm-14 flex bison libelf-dev libssl-dev bc rustc-web
 	rust-web-src
+	# `make run`'s report (plots, and the screenshot test of the page)
+	# and the DKMS packaging check.
+	gnuplot-nox chromium dkms
 )
 
 die() { echo "deps: error: $*" >&2; exit 1; }
