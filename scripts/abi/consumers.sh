@@ -13,6 +13,11 @@
 #   no-import    forgets DMAGUARD_IMPORT_NS(): modpost must refuse it; then
 #                built with KBUILD_NSDEPS=1 so the VM can show the kernel
 #                refusing to load it
+#   rust-driver  the example driver in Rust, over the safe layer of
+#                bindings/ (kernels with CONFIG_RUST only: the debug one)
+#   rust-misuse  Rust modules that misuse the safe layer's lifetimes: each
+#                file must be refused by rustc with the error code its
+#                "// expect: Ennnn" line names (CONFIG_RUST kernels only)
 #
 # They link against the production dmaguard.ko's Module.symvers
 # (build/kernel/<kver>/main/, `make modules`), as a driver outside dmaguard
@@ -89,19 +94,52 @@ rm -rf "$inc"
 mkdir -p "$inc"
 cp -r "$top/abi/include/dmaguard" "$inc/"
 
+# rust_misuse KVER DIR SYMVERS: build each misuse fixture alone; each must
+# fail to compile with its expected error, for that reason only.
+rust_misuse() {
+	local kver=$1 d=$2 sym=$3 f name want
+	for f in "$top"/tests/consumers/rust-misuse/*.rs; do
+		name=$(basename "$f" .rs)
+		want=$(sed -n 's#^// expect: \(E[0-9]\{4\}\)$#\1#p' "$f")
+		rm -rf "$d/$name"
+		mkdir -p "$d/$name"
+		cp "$f" "$d/$name/"
+		ln -s "$top/bindings" "$d/$name/bindings"
+		echo "obj-m += $name.o" > "$d/$name/Kbuild"
+		if [ -z "$want" ]; then
+			result "not ok - abi/consumers/$kver/rust-misuse/$name # no '// expect: Ennnn' line"
+		elif kbuild "$kver" "$d/$name" "$inc" "$sym" > "$d/$name/build.log" 2>&1; then
+			result "not ok - abi/consumers/$kver/rust-misuse/$name # compiled, but must not"
+		elif grep -q "^error\[$want\]" "$d/$name/build.log" &&
+		     [ "$(grep -c '^error\[' "$d/$name/build.log")" = 1 ]; then
+			result "ok - abi/consumers/$kver/rust-misuse/$name # refused: $(grep -m1 "^error\[$want\]" "$d/$name/build.log")"
+		else
+			cat "$d/$name/build.log" >&2
+			result "not ok - abi/consumers/$kver/rust-misuse/$name # failed, but not with exactly one error[$want]"
+		fi
+	done
+}
+
 for kver in $("$top/scripts/kernels.sh"); do
+	consumers="c-driver frozen-v1.0 no-import"
+	rust=0
+	grep -qx 'CONFIG_RUST=y' "$("$top/scripts/kernels.sh" --kdir "$kver")/.config" 2>/dev/null &&
+		rust=1 consumers="$consumers rust-driver"
 	if ! DMAGUARD_TEST_HOOKS= KVER=$kver "$top/scripts/build-modules.sh" >&2; then
-		for c in c-driver frozen-v1.0 no-import; do
+		for c in $consumers; do
 			result "not ok - abi/consumers/$kver/$c # dmaguard.ko did not build"
 		done
 		continue
 	fi
 	sym=$top/build/kernel/$kver/main/src/Module.symvers
-	for c in c-driver frozen-v1.0 no-import; do
+	for c in $consumers; do
 		d=$work/$kver/$c
 		rm -rf "$d"
 		mkdir -p "$d"
 		find "$top/tests/consumers/$c" -maxdepth 1 -type f -exec cp {} "$d/" \;
+		# The Rust safe layer is used from the tree, as a driver would
+		# take bindings/ (README: "Using dmaguard from Rust").
+		[ "$c" = rust-driver ] && ln -s "$top/bindings" "$d/bindings"
 		i=$inc
 		[ "$c" = frozen-v1.0 ] && i=$top/tests/consumers/frozen-v1.0/include
 		extra=()
@@ -127,6 +165,7 @@ for kver in $("$top/scripts/kernels.sh"); do
 			result "not ok - abi/consumers/$kver/$c # build failed (see $d/build.log)"
 		fi
 	done
+	[ $rust = 1 ] && [ $keep = 0 ] && rust_misuse "$kver" "$work/$kver/rust-misuse" "$sym"
 done
 [ "$keep" = 1 ] && exit 0
 exit $rc
