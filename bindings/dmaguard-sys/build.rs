@@ -20,7 +20,7 @@ fn main() {
                 .arg("-s")
                 .arg("-C")
                 .arg(&top)
-                .arg("build/user/libdmaguard.a")
+                .arg(top.join("build/user/libdmaguard.a"))
                 .status()
                 .expect("build.rs: cannot run make");
             assert!(

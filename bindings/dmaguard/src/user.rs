@@ -5,7 +5,7 @@
 //! `current->mm`. Not part of the files a kernel module shares.
 
 use core::ffi::{c_int, c_ulong, c_void};
-use core::ptr::{addr_of_mut, NonNull};
+use core::ptr::{NonNull, addr_of_mut};
 
 use super::error::{Error, Result};
 use super::gfp::Gfp;
@@ -13,7 +13,7 @@ use super::sys;
 
 // The userspace platform (c-core/platform/user/dg_platform.h, dg_user.h,
 // dg_user_mm.h).
-extern "C" {
+unsafe extern "C" {
     static mut dg_user_dev: sys::device;
     fn dg_user_set_current_mm(mm: *mut c_void);
     fn dg_user_mm_create(nr_pages: c_ulong) -> *mut c_void;
@@ -90,6 +90,12 @@ pub enum Prot {
 pub struct Mm {
     ptr: NonNull<c_void>,
 }
+
+// SAFETY: the simulated mm is never freed, and every dg_user_mm_* call
+// takes the mm's own mutex.
+unsafe impl Send for Mm {}
+// SAFETY: as for Send.
+unsafe impl Sync for Mm {}
 
 impl Mm {
     /// A new address space of `nr_pages` pages, all unmapped.
