@@ -7,6 +7,14 @@
 # platform shim. The sanitizer and fuzz flavours check the core's
 # invariants after every operation that changes its lists (-DDG_DEBUG). Three flavours: plain -O2 (benchmarks), ASan+UBSan (unit tests),
 # and libFuzzer-instrumented (fuzzer, built in fuzz.mk).
+#
+# libdmaguard.a is the plain core plus the PUBLIC ABI (dmaguard_* of
+# abi/include/dmaguard/): the kernel's own exported-interface files of
+# abi/shim/, unchanged, over userspace <linux/*.h> shims
+# (c-core/platform/user/include/: device, current with a simulated mm,
+# access_ok, exports) and abi_user.c. The Rust crates of bindings/ link it.
+#
+#   make lib            the core libraries and libdmaguard.a
 
 KTOOLS		:= build/tools/linux/tools
 CORE_SRCS	:= c-core/pool.c c-core/pool_alloc.c c-core/chunk_table.c c-core/platform/user/chunk_mem.c \
@@ -22,10 +30,23 @@ SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer -DDG_DEBUG
 USER_OUT	:= $(BUILD)/user
 
+# The exported-interface files and what they take from the kernel; built
+# with the userspace <linux/*.h> shims first and the kernel glue's
+# dg_kernel.h last on the include path.
+ABI_LIB_SRCS	:= abi/shim/pool_abi.c abi/shim/pin_abi.c abi/shim/dg_pool_conv.c \
+		   abi/shim/dg_pin_conv.c abi/shim/dg_struct_size.c \
+		   c-core/platform/user/abi_user.c
+ABI_LIB_HDRS	:= $(CORE_HDRS) $(wildcard abi/shim/*.h \
+		   c-core/platform/user/include/linux/*.h) \
+		   c-core/platform/kernel/dg_kernel.h
+ABI_LIB_CPPFLAGS := -Ic-core/platform/user/include $(USER_CPPFLAGS) -Iabi/shim \
+		   -Ic-core/platform/kernel -DKBUILD_MODNAME='"dmaguard"'
+
 .PHONY: lib
 $(KTOOLS)/lib/find_bit.c $(KTOOLS)/lib/rbtree.c:
 	@scripts/deps.sh
-lib: $(USER_OUT)/libdmaguard-core.a $(USER_OUT)/libdmaguard-core-san.a
+lib: $(USER_OUT)/libdmaguard-core.a $(USER_OUT)/libdmaguard-core-san.a \
+	$(USER_OUT)/libdmaguard.a
 
 $(USER_OUT)/obj/%.o: %.c $(CORE_HDRS)
 	@mkdir -p $(dir $@)
@@ -39,4 +60,12 @@ $(USER_OUT)/libdmaguard-core.a: $(CORE_SRCS:%.c=$(USER_OUT)/obj/%.o)
 	rm -f $@ && ar rcs $@ $^
 
 $(USER_OUT)/libdmaguard-core-san.a: $(CORE_SRCS:%.c=$(USER_OUT)/obj-san/%.o)
+	rm -f $@ && ar rcs $@ $^
+
+$(USER_OUT)/obj-abi/%.o: %.c $(ABI_LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ABI_LIB_CPPFLAGS) $(USER_CFLAGS) -O2 -c $< -o $@
+
+$(USER_OUT)/libdmaguard.a: $(CORE_SRCS:%.c=$(USER_OUT)/obj/%.o) \
+			   $(ABI_LIB_SRCS:%.c=$(USER_OUT)/obj-abi/%.o)
 	rm -f $@ && ar rcs $@ $^

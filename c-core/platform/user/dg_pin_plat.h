@@ -11,6 +11,7 @@
 #define _DMAGUARD_PIN_PLAT_USER_H
 
 #include <limits.h>
+#include <sys/types.h>
 #include "dg_platform.h"
 #include <linux/err.h>
 #include <linux/rbtree.h>
@@ -21,11 +22,22 @@ struct dg_user_mm;
 /* Pages per pin call: small here, so that tests cross batch edges. */
 #define DG_PIN_BATCH		8
 
-/* Per cache: the address space, and the device entries are mapped for. */
+/*
+ * Per cache: the address space, the device entries are mapped for, and
+ * the creating process (pin_abi.c records it, as in the kernel).
+ */
 struct dg_pin_plat {
 	struct dg_user_mm *mm;
 	void *dev;
+	pid_t tgid;
 };
+
+/*
+ * The kernel's registry of live caches feeds debugfs, which userspace has
+ * not: dg_pin_registry_add() (abi_user.c) records nothing.
+ */
+struct dg_pin_cache;
+void dg_pin_registry_add(struct dg_pin_plat *plat, struct dg_pin_cache *c);
 
 /* Per entry: an interval notifier of the simulated mm. */
 struct dg_pin_notifier {

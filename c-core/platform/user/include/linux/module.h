@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace <linux/module.h> for the exported-interface files of abi/shim/
+ * (scripts/mk/core.mk, libdmaguard.a): an export is a plain external
+ * symbol of the library. Shadows tools/include's module.h, which only has
+ * module_param(); the ABI files are the only ones built with this
+ * directory on the include path.
+ */
+#ifndef _DMAGUARD_USER_LINUX_MODULE_H
+#define _DMAGUARD_USER_LINUX_MODULE_H
+
+#include <linux/compiler.h>
+
+/* A redeclaration, so that "DG_EXPORT(sym);" stays a declaration. */
+#define EXPORT_SYMBOL_NS_GPL(sym, ns)	extern typeof(sym) sym
+#define MODULE_INFO(tag, info)
+
+/* The kernel's module.h brings kernel.h's might_sleep(): nothing here. */
+#define might_sleep()		do { } while (0)
+
+#endif /* _DMAGUARD_USER_LINUX_MODULE_H */
