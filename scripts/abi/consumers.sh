@@ -156,6 +156,9 @@ for kver in $("$top/scripts/kernels.sh"); do
 		fi
 		if kbuild "$kver" "$d" "$i" "$sym" "${extra[@]}" > "$d/build.log" 2>&1 &&
 		   ls "$d"/*.ko >/dev/null 2>&1; then
+			# rustc's warnings (lines of their own) fail the build.
+			grep -q '^warning' "$d/build.log" &&
+				result "not ok - abi/consumers/$kver/$c-warnings # see $d/build.log"
 			install_ko "$kver" "$d"/*.ko
 			result "ok - abi/consumers/$kver/$c"
 		else

@@ -5,8 +5,8 @@
 //! scripts/abi/consumers.sh builds this module against the CONFIG_RUST
 //! kernel and passes only when rustc refuses it with exactly this error.
 
-use kernel::prelude::*;
 use kernel::bindings;
+use kernel::prelude::*;
 
 #[path = "bindings/dmaguard/kmod.rs"]
 mod dmaguard;
@@ -28,8 +28,9 @@ impl kernel::Module for Misuse {
         let block;
         {
             // SAFETY: NULL is refused by dmaguard (Err), never dereferenced.
-            let pool = unsafe { dmaguard::pool::Pool::create(core::ptr::null_mut(), c"m", 32, 0, 0) }
-                .map_err(|_| EINVAL)?;
+            let pool =
+                unsafe { dmaguard::pool::Pool::create(core::ptr::null_mut(), c"m", 32, 0, 0) }
+                    .map_err(|_| EINVAL)?;
             block = pool.alloc(Gfp(bindings::GFP_KERNEL)).map_err(|_| ENOMEM)?;
         }
         drop(block);

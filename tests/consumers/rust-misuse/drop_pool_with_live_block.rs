@@ -5,8 +5,8 @@
 //! scripts/abi/consumers.sh builds this module against the CONFIG_RUST
 //! kernel and passes only when rustc refuses it with exactly this error.
 
-use kernel::prelude::*;
 use kernel::bindings;
+use kernel::prelude::*;
 
 #[path = "bindings/dmaguard/kmod.rs"]
 mod dmaguard;
