@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Installing dmaguard with DKMS (./dkms.conf, scripts/dkms.sh):
+#
+#   make dkms-source    build/dkms/dmaguard-<version>/: dkms.conf, Kbuild
+#                       and the production module's sources, the tree for
+#                       `dkms add` (README: "Installing with DKMS")
+#   make check-dkms     check group dkms: dkms.conf's version = the
+#                       header's, `dkms build` for every Debian kernel in a
+#                       throw-away DKMS tree (build/dkms/tree/, never
+#                       /var/lib/dkms or /usr/src), modinfo of each built
+#                       module (description, version, license, vermagic,
+#                       export_ns against the export table), and planted
+#                       failures (version mismatch, wrong
+#                       BUILT_MODULE_LOCATION, wrong export_ns) that must
+#                       fail; about 90 s (three module builds)
+#   make vm-dkms        the DKMS-built module of each Debian kernel as
+#                       build/vm-ko/<kver>/dmaguard-dkms.ko, for
+#                       tests/vm/dkms.vmtest ($KO/dmaguard-dkms.ko in the
+#                       guest); rebuilt only when a shipped source changed
+
+CHECK_GROUPS	+= dkms
+VM_DEPS		+= vm-dkms
+
+.PHONY: dkms-source check-dkms vm-dkms
+
+dkms-source:
+	@scripts/dkms.sh source
+
+check-dkms: deps
+	@mkdir -p $(RESULTS)
+	@scripts/dkms.sh check > $(RESULTS)/dkms; rc=$$?; \
+		cat $(RESULTS)/dkms; exit $$rc
+
+vm-dkms: deps
+	@scripts/dkms.sh vm-ko
