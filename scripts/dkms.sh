@@ -7,7 +7,8 @@
 #                        a user hands to `dkms add`: dkms.conf, Kbuild and
 #                        the production module's sources (c-core/ without
 #                        the userspace platform, abi/include/, abi/shim/
-#                        without the test hooks); prints its path
+#                        without the test hooks, the POST_BUILD hook that
+#                        keeps Module.symvers); prints its path
 #   dkms.sh check        the check-dkms group: version agreement, `dkms
 #                        build` for every Debian kernel in a throw-away
 #                        DKMS tree, modinfo of each built module, and the
@@ -36,7 +37,7 @@ header=abi/include/dmaguard/dmaguard.h
 # The shipped files, relative to the repository root.
 shipped_files() {
 	(cd "$top" && git ls-files --cached --others --exclude-standard -- \
-		dkms.conf Kbuild ':(glob)c-core/*.[ch]' \
+		dkms.conf Kbuild scripts/dkms-post-build.sh ':(glob)c-core/*.[ch]' \
 		':(glob)c-core/platform/kernel/*.[ch]' \
 		':(glob)abi/include/dmaguard/*.h' ':(glob)abi/shim/*.[ch]') |
 		grep -v -e '^abi/shim/dg_test_hooks\.' |
@@ -153,6 +154,21 @@ modinfo_ok() {
 	echo "version $ver, license $lic, export_ns $ns, description \"$desc\""
 }
 
+# Module.symvers $1 (kept by the POST_BUILD hook): every export in the
+# header's namespace, none in DMAGUARD_INTERNAL.
+symvers_ok() {
+	local n ns
+	ns=$(header_ns "$2")
+	[ -s "$1" ] || { echo "$1: missing" >&2; return 1; }
+	n=$(awk -v ns="$ns" '$3 ~ /(^|\/)dmaguard$/ && $5 == ns' FS='\t' "$1" | wc -l)
+	if [ "$n" -eq 0 ] || grep -q DMAGUARD_INTERNAL "$1" ||
+	   [ "$n" -ne "$(grep -c . "$1")" ]; then
+		echo "$1: $n of $(grep -c . "$1") exports in $ns" >&2
+		return 1
+	fi
+	echo "$n exports, all in $ns"
+}
+
 # The newest mtime among the shipped files (vm-ko rebuilds when newer).
 newest_source() {
 	shipped_files | (cd "$top" && xargs stat -c %Y) | sort -n | tail -n1
@@ -195,6 +211,11 @@ cmd_check() {
 			continue
 		fi
 		plain_ko "$mod" "$tree/$kver.ko"
+		if what=$(symvers_ok "$(dirname "$(dirname "$mod")")/Module.symvers" "$pkg"); then
+			ok "dkms/symvers/$kver: $what"
+		else
+			notok "dkms/symvers/$kver: no usable Module.symvers kept by POST_BUILD"
+		fi
 		if info=$(modinfo_ok "$tree/$kver.ko" "$kver" "$pkg"); then
 			ok "dkms/modinfo/$kver: $info"
 		else
@@ -225,6 +246,17 @@ cmd_check() {
 	else
 		tail -n 20 "$planted/location-tree.log" >&2
 		notok "dkms/planted/built-module-location: dkms build failed, but not for the planted reason"
+	fi
+	what=$(find "$tree/$first/var" -name Module.symvers -path "*/$first/*" | head -n1)
+	if [ -n "$what" ]; then
+		cp "$what" "$planted/Module.symvers"
+		printf '0x0\tdg_test_chunk_bytes\t%s/dmaguard\tEXPORT_SYMBOL_GPL\tDMAGUARD_INTERNAL\n' \
+			"$planted" >> "$planted/Module.symvers"
+		if symvers_ok "$planted/Module.symvers" "$pkg" >/dev/null 2>&1; then
+			notok "dkms/planted/symvers-internal: a DMAGUARD_INTERNAL export passed the symvers check"
+		else
+			ok "dkms/planted/symvers-internal: a DMAGUARD_INTERNAL export fails the symvers check"
+		fi
 	fi
 	if [ -f "$tree/$first.ko" ]; then
 		# Same length, so that the section keeps its size.

@@ -10,10 +10,12 @@
 #                       throw-away DKMS tree (build/dkms/tree/, never
 #                       /var/lib/dkms or /usr/src), modinfo of each built
 #                       module (description, version, license, vermagic,
-#                       export_ns against the export table), and planted
-#                       failures (version mismatch, wrong
-#                       BUILT_MODULE_LOCATION, wrong export_ns) that must
-#                       fail; about 90 s (three module builds)
+#                       export_ns against the export table), the
+#                       Module.symvers kept for drivers (DMAGUARD_V1 only),
+#                       and planted failures (version mismatch, wrong
+#                       BUILT_MODULE_LOCATION, wrong export_ns, an internal
+#                       export) that must fail; three module builds: 90 s
+#                       on an idle 2-CPU machine, up to 3.5 min when busy
 #   make vm-dkms        the DKMS-built module of each Debian kernel as
 #                       build/vm-ko/<kver>/dmaguard-dkms.ko, for
 #                       tests/vm/dkms.vmtest ($KO/dmaguard-dkms.ko in the
