@@ -71,6 +71,14 @@ version_agrees() {
 	return 1
 }
 
+# Is package tree $1 free of test code (tests/, the test hooks)?
+no_test_code() {
+	local t
+	t=$(cd "$1" && find . -path ./tests -o -name 'dg_test_hooks*')
+	[ -z "$t" ] || { echo "$1: $t" >&2; return 1; }
+	echo "$(cd "$1" && find . -type f | wc -l) files, no test code"
+}
+
 # Copy the shipped files into $1/dmaguard-<version>/; print that path.
 assemble() {
 	local dest ver
@@ -195,10 +203,10 @@ cmd_check() {
 	else
 		notok "dkms/version: dkms.conf and $header disagree"
 	fi
-	if [ -n "$(cd "$pkg" && find . -path ./tests -o -name 'dg_test_hooks*' | head -n1)" ]; then
-		notok "dkms/source: test code in $pkg"
+	if what=$(no_test_code "$pkg"); then
+		ok "dkms/source: $what"
 	else
-		ok "dkms/source: $(cd "$pkg" && find . -type f | wc -l) files, no test code"
+		notok "dkms/source: test code in $pkg"
 	fi
 	for kver in $("$top/scripts/kernels.sh" --distro); do
 		first=${first:-$kver}
@@ -234,6 +242,13 @@ cmd_check() {
 		notok "dkms/planted/version-mismatch: PACKAGE_VERSION 1.0 passed the version check"
 	else
 		ok "dkms/planted/version-mismatch: PACKAGE_VERSION 1.0 fails the version check"
+	fi
+	cp -r "$pkg" "$planted/hooks"
+	cp "$top/abi/shim/dg_test_hooks.c" "$planted/hooks/abi/shim/"
+	if no_test_code "$planted/hooks" >/dev/null 2>&1; then
+		notok "dkms/planted/test-hooks-shipped: dg_test_hooks.c passed the source check"
+	else
+		ok "dkms/planted/test-hooks-shipped: dg_test_hooks.c fails the source check"
 	fi
 	cp -r "$pkg" "$planted/location"
 	sed -i 's/^BUILT_MODULE_LOCATION\[0\]=.*/BUILT_MODULE_LOCATION[0]="c-core\/"/' \
