@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/stringify.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 #include <dmaguard/dmaguard.h>
@@ -232,6 +233,15 @@ static void __exit dg_exit(void)
 module_init(dg_init);
 module_exit(dg_exit);
 MODULE_LICENSE("GPL");
-MODULE_VERSION("1.1");
+/* The version and namespace come from the public header, their one home. */
+MODULE_VERSION(__stringify(DMAGUARD_VERSION_MAJOR) "."
+	       __stringify(DMAGUARD_VERSION_MINOR));
+/*
+ * modinfo shows what a module imports (import_ns) but nothing of what it
+ * exports; this tag names the namespace of dmaguard's exports, the one a
+ * driver imports with DMAGUARD_IMPORT_NS(). `make check-dkms` checks it
+ * against the namespace strings of the module's real export table.
+ */
+MODULE_INFO(export_ns, __stringify(DMAGUARD_NS));
 MODULE_DESCRIPTION("Hardened DMA pools with no metadata in device-visible memory");
 MODULE_AUTHOR("dmaguard developers");
