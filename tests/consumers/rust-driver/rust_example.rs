@@ -43,8 +43,11 @@ module! {
 // DMAGUARD_IMPORT_NS() of <dmaguard/dmaguard.h>: the `module!` macro of
 // 6.12 has no field for it, so the modinfo string is written as C's
 // MODULE_INFO(import_ns, "DMAGUARD_V1") writes it for a loadable module.
+// `used(compiler)`, as `module!` has it: a plain `#[used]` also marks the
+// section SHF_GNU_RETAIN, a separate .modinfo that modpost does not read in
+// a single-object module.
 #[link_section = ".modinfo"]
-#[used]
+#[used(compiler)]
 static DMAGUARD_IMPORT_NS: [u8; 22] = *b"import_ns=DMAGUARD_V1\0";
 
 const RING: usize = 512;
