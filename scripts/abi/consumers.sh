@@ -15,6 +15,9 @@
 #                refusing to load it
 #   rust-driver  the example driver in Rust, over the safe layer of
 #                bindings/ (kernels with CONFIG_RUST only: the debug one)
+#   readme-rust  the Rust module of README.md's "Using dmaguard from Rust"
+#                (its first rust code block), so the README's code builds
+#                (CONFIG_RUST kernels only)
 #   rust-misuse  Rust modules that misuse the safe layer's lifetimes: each
 #                file must be refused by rustc with the error code its
 #                "// expect: Ennnn" line names (CONFIG_RUST kernels only)
@@ -120,6 +123,26 @@ rust_misuse() {
 	done
 }
 
+# readme_rust KVER DIR SYMVERS: README.md's Rust module builds, warning-free.
+readme_rust() {
+	local kver=$1 d=$2 sym=$3
+	rm -rf "$d"
+	mkdir -p "$d"
+	sed -n '/^## Using dmaguard from Rust/,/^## /p' "$top/README.md" |
+		sed -n '/^```rust$/,/^```$/{/^```/d;p}' > "$d/ring_example.rs"
+	ln -s "$top/bindings" "$d/bindings"
+	echo "obj-m += ring_example.o" > "$d/Kbuild"
+	if ! grep -q 'module!' "$d/ring_example.rs"; then
+		result "not ok - abi/consumers/$kver/readme-rust # no module in README.md's Rust section"
+	elif kbuild "$kver" "$d" "$inc" "$sym" > "$d/build.log" 2>&1 &&
+	     [ -f "$d/ring_example.ko" ] && ! grep -q '^warning' "$d/build.log"; then
+		result "ok - abi/consumers/$kver/readme-rust"
+	else
+		cat "$d/build.log" >&2
+		result "not ok - abi/consumers/$kver/readme-rust # see $d/build.log"
+	fi
+}
+
 for kver in $("$top/scripts/kernels.sh"); do
 	consumers="c-driver frozen-v1.0 no-import"
 	rust=0
@@ -168,7 +191,10 @@ for kver in $("$top/scripts/kernels.sh"); do
 			result "not ok - abi/consumers/$kver/$c # build failed (see $d/build.log)"
 		fi
 	done
-	[ $rust = 1 ] && [ $keep = 0 ] && rust_misuse "$kver" "$work/$kver/rust-misuse" "$sym"
+	if [ $rust = 1 ] && [ $keep = 0 ]; then
+		readme_rust "$kver" "$work/$kver/readme-rust" "$sym"
+		rust_misuse "$kver" "$work/$kver/rust-misuse" "$sym"
+	fi
 done
 [ "$keep" = 1 ] && exit 0
 exit $rc
