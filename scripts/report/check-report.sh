@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check-report` (check group "report", after "vm"): the report page
+# renders in a real browser. From the report boots that `make check`'s vm
+# group left in build/vm/<kver>/report/, write build/report/index.html
+# (scripts/report/make-report.py) and check it in headless Chromium
+# (scripts/report/check-page.py): every plot drawn at a non-zero size, the
+# screenshot not blank. Planted proofs that the check fires, each of which
+# must FAIL it for the stated reason: the page with one plot's SVG removed,
+# the page cut in half (broken HTML), and a blank page. Results:
+# build/results/report.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+results=$top/build/results/report
+page=$top/build/report/index.html
+work=$top/build/report/check
+mkdir -p "$work" "$(dirname "$results")"
+: > "$results"
+start=$(date +%s)
+
+ok() { echo "ok - report/$1" | tee -a "$results"; }
+not_ok() { echo "not ok - report/$1" | tee -a "$results"; }
+
+# The page of the vm group's report boots. make-report.py exits 1 when a
+# report boot failed: the vm group says so; the page must still render.
+echo "report: writing $page from build/vm/*/report/ and rendering it in headless Chromium (about 15-30 s)"
+rc=0
+python3 "$top/scripts/report/make-report.py" --html "$page" || rc=$?
+if [ $rc -gt 1 ] || [ ! -s "$page" ]; then
+	not_ok "generate # make-report.py exited $rc (no report boots? the vm group makes them)"
+	exit 1
+fi
+ok "generate"
+
+# Every kernel with a speed section has its three plots.
+if out=$(python3 "$top/scripts/report/check-page.py" --min-plots 3 \
+	--png "$work/index.png" "$page"); then
+	ok "renders # $out"
+else
+	not_ok "renders # $out (screenshot: $work/index.png)"
+fi
+
+# planted NAME REASON FILE: check-page.py must reject FILE, saying REASON.
+planted() {
+	local out
+	if out=$(python3 "$top/scripts/report/check-page.py" --min-plots 0 "$3"); then
+		not_ok "planted-$1 # not caught: $out"
+	elif grep -q -- "$2" <<<"$out"; then
+		ok "planted-$1 # caught: $out"
+	else
+		not_ok "planted-$1 # failed, but not for \"$2\": $out"
+	fi
+}
+# One plot's SVG removed.
+python3 - "$page" "$work/missing-plot.html" <<'EOF'
+import re, sys
+s = open(sys.argv[1]).read()
+t = re.sub(r'<svg\b.*?</svg>', '', s, count=1, flags=re.S)
+assert t != s, 'the page has no plot to remove'
+open(sys.argv[2], 'w').write(t)
+EOF
+planted missing-plot "missing plot-" "$work/missing-plot.html"
+# The page cut in half: its checking script never runs.
+head -c "$(( $(stat -c %s "$page") / 2 ))" "$page" > "$work/broken.html"
+planted broken-page "no plot check" "$work/broken.html"
+# No plot expected and nothing drawn: only the screenshot check can fail.
+sed -n '/<script>/,$p' "$page" |
+	sed '1i <!DOCTYPE html><html><head><meta charset="utf-8"></head><body data-expected-plots="">' \
+	> "$work/blank.html"
+planted blank-page "blank screenshot" "$work/blank.html"
+echo "report: checked in $(( $(date +%s) - start )) s"
+! grep -q '^not ok' "$results"
