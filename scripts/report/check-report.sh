@@ -33,41 +33,56 @@ if [ $rc -gt 1 ] || [ ! -s "$page" ]; then
 fi
 ok "generate"
 
-# Every kernel with a speed section has its three plots.
-if out=$(python3 "$top/scripts/report/check-page.py" --min-plots 3 \
-	--png "$work/index.png" "$page"); then
-	ok "renders # $out"
-else
-	not_ok "renders # $out (screenshot: $work/index.png)"
-fi
-
-# planted NAME REASON FILE: check-page.py must reject FILE, saying REASON.
-planted() {
-	local out
-	if out=$(python3 "$top/scripts/report/check-page.py" --min-plots 0 "$3"); then
-		not_ok "planted-$1 # not caught: $out"
-	elif grep -q -- "$2" <<<"$out"; then
-		ok "planted-$1 # caught: $out"
-	else
-		not_ok "planted-$1 # failed, but not for \"$2\": $out"
-	fi
+# The page itself and the planted pages below, each check one headless
+# Chromium that mostly waits: all at once.
+# check_page NAME ARGS...: check-page.py ARGS, its output in NAME.out and
+# its exit status in NAME.rc.
+check_page() {
+	local name=$1 rc=0
+	shift
+	python3 "$top/scripts/report/check-page.py" "$@" > "$work/$name.out" || rc=$?
+	echo "$rc" > "$work/$name.rc"
 }
 # One plot's SVG removed.
-python3 - "$page" "$work/missing-plot.html" <<'EOF'
+python3 - "$page" "$work/missing-plot.html" <<'EOF2'
 import re, sys
 s = open(sys.argv[1]).read()
 t = re.sub(r'<svg\b.*?</svg>', '', s, count=1, flags=re.S)
 assert t != s, 'the page has no plot to remove'
 open(sys.argv[2], 'w').write(t)
-EOF
-planted missing-plot "missing plot-" "$work/missing-plot.html"
+EOF2
 # The page cut in half: its checking script never runs.
 head -c "$(( $(stat -c %s "$page") / 2 ))" "$page" > "$work/broken.html"
-planted broken-page "no plot check" "$work/broken.html"
 # No plot expected and nothing drawn: only the screenshot check can fail.
 sed -n '/<script>/,$p' "$page" |
 	sed '1i <!DOCTYPE html><html><head><meta charset="utf-8"></head><body data-expected-plots="">' \
 	> "$work/blank.html"
-planted blank-page "blank screenshot" "$work/blank.html"
+# Every kernel with a speed section has its three plots.
+rm -f "$work"/*.out "$work"/*.rc "$work"/*.png
+check_page index --min-plots 3 --png "$work/index.png" "$page" &
+for p in missing-plot broken blank; do
+	check_page "$p" --min-plots 0 --png "$work/$p.png" "$work/$p.html" &
+done
+wait
+if [ "$(cat "$work/index.rc")" = 0 ]; then
+	ok "renders # $(cat "$work/index.out")"
+else
+	not_ok "renders # $(cat "$work/index.out") (screenshot: $work/index.png)"
+fi
+
+# planted NAME REASON: check-page.py must have rejected NAME.html, saying
+# REASON.
+planted() {
+	local out
+	out=$(cat "$work/$1.out")
+	if [ "$(cat "$work/$1.rc")" != 1 ] || ! grep -q -- "$2" <<<"$out"; then
+		not_ok "planted-$1 # not caught for \"$2\": $out"
+	else
+		ok "planted-$1 # caught: $out"
+	fi
+}
+planted missing-plot ": missing plot-"
+planted broken ": no plot check in the rendered page"
+planted blank ": blank screenshot"
 echo "report: checked in $(( $(date +%s) - start )) s"
 ! grep -q '^not ok' "$results"

@@ -168,10 +168,12 @@ def main():
 		print('make-report: no tests/vm/report/*.vmtest', file=sys.stderr)
 		return 2
 	kernels = args.kernel or rd.kernels_with_reports(args.vm_out)
+	full = rd.full_bench(args.bench_out) if args.html else None
 	if not kernels:
 		print(f'make-report: no report boots in {args.vm_out} (make run)',
 		      file=sys.stderr)
-		return 1
+		if not full:
+			return 1
 	report = [(k, rd.kernel_boots(args.vm_out, k, specs)) for k in kernels]
 	failed = any(b.failed for _, boots in report for _, bs in boots for b in bs)
 	if args.text:
@@ -184,11 +186,11 @@ def main():
 					print('\n'.join(boot_text(b)))
 	if args.html:
 		import report_html
-		report_html.write(args.html, report, rd.full_bench(args.bench_out),
-				  speed_tables, stats_tables)
+		report_html.write(args.html, report, full, speed_tables,
+				  stats_tables)
 		if args.text:
 			print(f'\nHTML report: {os.path.relpath(args.html)}')
-	return 1 if failed else 0
+	return 1 if failed or not kernels else 0
 
 
 if __name__ == '__main__':

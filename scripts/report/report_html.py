@@ -230,10 +230,12 @@ def write(path, report, full, speed_tables, stats_tables):
 		f'<style>{CSS}</style></head>\n'
 		f'<body data-expected-plots="{" ".join(page.plots)}">\n'
 		'<h1>dmaguard report</h1>'
-		f'<p>make run, {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, '
-		f'tree {html.escape(rev)}. Every figure comes from boots of '
-		'tests/vm/report/*.vmtest in QEMU (TCG) on each kernel; logs in '
-		'build/vm/&lt;kernel&gt;/report/.</p>'
+		f'<p>Written {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, '
+		f'tree {html.escape(rev)}, by scripts/report/make-report.py. The '
+		'kernel sections come from the boots of tests/vm/report/*.vmtest '
+		'in QEMU (TCG) of the last <code>make run</code> (or <code>make '
+		'check</code>), logs in build/vm/&lt;kernel&gt;/report/; the full '
+		'benchmark from <code>make bench</code>.</p>'
 		f'<nav>{nav}</nav>\n')
 	tail = f'\n<script>{SCRIPT}</script>\n</body></html>\n'
 	os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
