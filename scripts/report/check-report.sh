@@ -6,10 +6,11 @@
 # group left in build/vm/<kver>/report/, write build/report/index.html
 # (scripts/report/make-report.py) and check it in headless Chromium
 # (scripts/report/check-page.py): every plot drawn at a non-zero size, the
-# screenshot not blank. Planted proofs that the check fires, each of which
-# must FAIL it for the stated reason: the page with one plot's SVG removed,
-# the page cut in half (broken HTML), and a blank page. Results:
-# build/results/report.
+# screenshot not blank; and no external reference (it opens from disk).
+# Planted proofs that the checks fire, each of which must FAIL them for the
+# stated reason: the page with one plot's SVG removed, the page cut in half
+# (broken HTML), a blank page, and the page with an external image.
+# Results: build/results/report.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 results=$top/build/results/report
@@ -32,6 +33,21 @@ if [ $rc -gt 1 ] || [ ! -s "$page" ]; then
 	exit 1
 fi
 ok "generate"
+
+# Self-contained: nothing the page would fetch (the SVGs' xmlns names are
+# not fetched). Planted: the page with an external image must be caught.
+external() {
+	grep -oE '(src|href)="(https?:|//)[^"]*|url\((https?:|//)[^)]*|@import' "$1" |
+		head -3 | tr '\n' ' '
+}
+sed 's|<h1>|<img src="https://example.org/logo.png"><h1>|' "$page" > "$work/external.html"
+if [ -n "$(external "$page")" ]; then
+	not_ok "self-contained # external references: $(external "$page")"
+elif [ -z "$(external "$work/external.html")" ]; then
+	not_ok "self-contained # the planted external image was not found"
+else
+	ok "self-contained # planted external reference caught: $(external "$work/external.html")"
+fi
 
 # The page itself and the planted pages below, each check one headless
 # Chromium that mostly waits: all at once.

@@ -6,7 +6,7 @@
 set terminal svg size 620,360 font "sans,11" background "#ffffff"
 set output outfile
 set title ttl
-set key below box
+set key tmargin center horizontal box
 set grid ytics lc rgb "#dddddd"
 set datafile missing "-"
 set border 3

@@ -41,6 +41,7 @@ th, td { border: 1px solid #ccc; padding: 0.15em 0.6em; text-align: right;
          white-space: nowrap; }
 th { background: #eef3fa; }
 td:first-child, th:first-child { text-align: left; }
+.tbl { overflow-x: auto; }
 caption { caption-side: top; text-align: left; font-weight: bold;
           padding: 0.3em 0; }
 p.note { margin: 0 0 0.8em; color: #555; font-size: 12px; }
@@ -89,13 +90,14 @@ class Page:
 
 	def tables(self, tables):
 		for title, header, rows, note in tables:
-			self.add(f'<table><caption>{html.escape(title)}</caption><tr>')
+			self.add(f'<div class="tbl"><table><caption>{html.escape(title)}'
+				 '</caption><tr>')
 			self.add(''.join(f'<th>{html.escape(str(h))}</th>' for h in header))
 			self.add('</tr>')
 			for r in rows:
 				self.add('<tr>' + ''.join(f'<td>{html.escape(str(c))}</td>'
 							 for c in r) + '</tr>')
-			self.add('</table>')
+			self.add('</table></div>')
 			if note:
 				self.add(f'<p class="note">{html.escape(note)}</p>')
 

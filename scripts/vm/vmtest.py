@@ -107,7 +107,10 @@
 #
 # REPORT LINES. Any console line (kernel printk or guest program output)
 # of the form "[prefix: ]REPORT text" is collected, in order, into
-# <out>/<spec>.report; `make run` prints those of tests/vm/report/*.vmtest.
+# <out>/<spec>.report; `make run` prints those of tests/vm/report/*.vmtest
+# (of a boot under another backend than direct, only those starting
+# "[<backend>]"), and tables of their "BENCH ..." and "DEBUGFS <table>
+# <label>: <row>" lines (scripts/report/report_data.py).
 #
 # Usage: vmtest.py --kver V --name NAME --out DIR --ko-dir DIR [--ko-dir DIR]
 #                  [--bin-dir DIR] [--backend B] [--image FILE] SPEC
