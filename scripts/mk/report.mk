@@ -12,7 +12,7 @@
 #                       boots it reads): the page renders in headless
 #                       Chromium with every plot, the screenshot is not
 #                       blank, and planted broken pages fail
-#                       (scripts/report/check-report.sh, 15-30 s)
+#                       (scripts/report/check-report.sh, 15-40 s)
 
 CHECK_GROUPS_LAST	+= report
 

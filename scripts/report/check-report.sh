@@ -25,7 +25,7 @@ not_ok() { echo "not ok - report/$1" | tee -a "$results"; }
 
 # The page of the vm group's report boots. make-report.py exits 1 when a
 # report boot failed: the vm group says so; the page must still render.
-echo "report: writing $page from build/vm/*/report/ and rendering it in headless Chromium (about 15-30 s)"
+echo "report: writing $page from build/vm/*/report/ and rendering it in headless Chromium (about 15-40 s, more on a busy host)"
 rc=0
 python3 "$top/scripts/report/make-report.py" --html "$page" || rc=$?
 if [ $rc -gt 1 ] || [ ! -s "$page" ]; then

@@ -40,10 +40,10 @@ for s in "${specs[@]}"; do
 	n=$((n + $(wc -w <<<"${boots[$s]}")))
 done
 jobs=${VM_JOBS:-$(nproc)}
-# A Debian kernel boots and runs a report spec in 15-30 s of TCG; the
+# A Debian kernel boots and runs a report spec in 20-45 s of TCG; the
 # built debug kernel takes about three times that.
 slow=$(KVER='' "$top/scripts/kernels.sh" --built | grep -cxF -f - <(printf '%s\n' "${kernels[@]}") || true)
-lo=$(( (n * (${#kernels[@]} + 2 * slow) * 15 + jobs - 1) / jobs ))
+lo=$(( (n * (${#kernels[@]} + 2 * slow) * 20 + jobs - 1) / jobs ))
 echo "Booting ${#kernels[@]} kernel(s) x $n report boot(s) (${specs[*]#report/}) in QEMU (TCG), $jobs at a time: about $lo-$((2 * lo)) s..."
 for kver in "${kernels[@]}"; do
 	# Only this run's boots make the report.
