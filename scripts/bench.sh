@@ -60,7 +60,8 @@
 # Outputs under build/bench/: vm/<kver>/bench-<backend>-smp<n>.{bench,log}
 # (BENCH lines and full serial log of each boot), vm.bench (all BENCH
 # lines), vm-rows.txt and vm-mt.txt (the tables), native.bench,
-# callgrind/.
+# callgrind/. Then scripts/report/make-report.py writes them, as tables and
+# plots, into the "Full benchmark" section of build/report/index.html.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -503,5 +504,11 @@ pin) pin_bench || rc=$? ;;
 all) vm_bench || rc=$?; pin_bench || rc=$?; native_bench || rc=$? ;;
 *) die "usage: bench.sh vm|native|pin|all" ;;
 esac
+# The report page (make run's build/report/index.html) with these results
+# in its "Full benchmark" section.
+"$top/scripts/report/make-report.py" --html "$top/build/report/index.html" \
+	>/dev/null 2>&1 || true
+[ ! -f "$top/build/report/index.html" ] ||
+	echo "tables and plots: build/report/index.html (Full benchmark)"
 echo "bench ($what) took $(( $(date +%s) - start )) s"
 exit $rc

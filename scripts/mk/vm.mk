@@ -11,8 +11,11 @@
 #                       VM_SELFTEST=0 skips the self-test and the planted
 #                       regressions, VM_JOBS= parallel boots, default: CPU
 #                       count)
-#   make run            the dmaguard report: tests/vm/report/*.vmtest on every
-#                       kernel, printing their "REPORT ..." lines
+#   make run            the dmaguard report: tests/vm/report/*.vmtest on
+#                       Debian's kernels (KVER= others, e.g. the built
+#                       debug kernel), printing their "REPORT ..." lines and
+#                       tables, and writing build/report/index.html
+#                       (scripts/vm/run.sh, scripts/report/)
 #   make vm-selftest    only the harness self-test (planted failures)
 #   make vm-planted     only the planted core regressions (scripts/vm/planted.sh)
 #   make vm-spec SPEC=tests/vm/x.vmtest [KVER=] [BACKEND=]   boot one spec
@@ -54,7 +57,10 @@ vm-deps: deps
 check-vm: vm-deps
 	@scripts/vm/check-vm.sh
 
-run: vm-deps kernels modules-test
+# The report specs load the test flavour and the guest programs only: no
+# kernel build (make kernels), no Rust or consumer modules.
+run: KVER := $(or $(KVER),$(shell scripts/kernels.sh --distro))
+run: deps modules-test vm-bins
 	@scripts/vm/run.sh
 
 vm-selftest: deps

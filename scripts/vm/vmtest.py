@@ -107,7 +107,10 @@
 #
 # REPORT LINES. Any console line (kernel printk or guest program output)
 # of the form "[prefix: ]REPORT text" is collected, in order, into
-# <out>/<spec>.report; `make run` prints those of tests/vm/report/*.vmtest.
+# <out>/<spec>.report; `make run` prints those of tests/vm/report/*.vmtest
+# (a spec whose text has "REPORT [" also boots under iommu-strict there,
+# adding only its lines starting "[<backend>]"), and tables of their "BENCH ..." and "DEBUGFS <table>
+# <label>: <row>" lines (scripts/report/report_data.py).
 #
 # Usage: vmtest.py --kver V --name NAME --out DIR --ko-dir DIR [--ko-dir DIR]
 #                  [--bin-dir DIR] [--backend B] [--image FILE] SPEC

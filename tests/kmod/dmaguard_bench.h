@@ -27,6 +27,10 @@ void bench_format_list(char *buf, size_t len, const s64 *v, unsigned int n);
 
 /* The single-CPU rows; 0 or the first error. */
 int bench_rows_run(void);
+/* Whether keep_pools=1 left pools on bench_dev (then it stays open). */
+bool bench_rows_kept(void);
+/* Destroy the pools keep_pools=1 kept. */
+void bench_rows_exit(void);
 /* The multi-CPU measurement; 0 or the first error. */
 int bench_mt_run(void);
 

@@ -21,7 +21,8 @@
  *
  * The load fails (with the first error) if any measurement could not be
  * made, so insmod's exit status says whether the run was complete.
- * Unload it afterwards.
+ * Unload it afterwards (with keep_pools=1, that destroys the kept pools
+ * and releases the device).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -149,12 +150,19 @@ static int __init dmaguard_bench_init(void)
 			ret = err;
 	}
 	pr_info("BENCH done kernel=%s rc=%d\n", init_utsname()->release, ret);
-	bench_dev_close();
+	if (ret)
+		bench_rows_exit();
+	if (ret || !bench_rows_kept())
+		bench_dev_close();
 	return ret;
 }
 
 static void __exit dmaguard_bench_exit(void)
 {
+	if (bench_rows_kept()) {
+		bench_rows_exit();
+		bench_dev_close();
+	}
 }
 
 module_init(dmaguard_bench_init);

@@ -42,6 +42,11 @@
  *
  * bytes_per_block is dmaguard's out-of-line bookkeeping (allocator sizes)
  * over the blocks its chunks hold, sampled with all @blocks allocated.
+ *
+ * With keep_pools=1 (reuse mode only) each row's dmaguard pool, all its
+ * blocks freed, stays alive until the module is unloaded, so that
+ * /sys/kernel/debug/dmaguard/pools shows what the workload left in it
+ * (`make run` prints that table).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -77,6 +82,11 @@ static int row = -1;
 module_param(row, int, 0444);
 MODULE_PARM_DESC(row, "Run only this row (0-5), -1 for all");
 
+static bool keep_pools;
+module_param(keep_pools, bool, 0444);
+MODULE_PARM_DESC(keep_pools,
+		 "Keep each row's dmaguard pool until unload (its debugfs statistics)");
+
 struct bench_row {
 	size_t size;
 	size_t align;
@@ -105,6 +115,9 @@ struct bench_pools {
 };
 
 static struct bench_block *blocks_buf;
+
+/* keep_pools=1: the rows' dmaguard pools, destroyed by bench_rows_exit(). */
+static struct dmaguard_pool *kept_pools[ARRAY_SIZE(bench_rows)];
 
 /*
  * interleave=1: dmaguard/kernel time ratio of each pair of adjacent
@@ -398,6 +411,10 @@ done:
 			ratio % 10000);
 	}
 	ret = 0;
+	if (keep_pools && !fresh) {
+		kept_pools[r - bench_rows] = bp.dpool;
+		bp.dpool = NULL;
+	}
 out:
 	pools_destroy(&bp);
 	if (ret)
@@ -443,4 +460,24 @@ out_free:
 	pair_ratio = NULL;
 	blocks_buf = NULL;
 	return ret;
+}
+
+bool bench_rows_kept(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bench_rows); i++)
+		if (kept_pools[i])
+			return true;
+	return false;
+}
+
+void bench_rows_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bench_rows); i++) {
+		dmaguard_pool_destroy(kept_pools[i]);
+		kept_pools[i] = NULL;
+	}
 }

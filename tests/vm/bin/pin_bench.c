@@ -17,7 +17,11 @@
  *   BENCH pin-map kernel=K backend=B bytes=N thp=0|1 pin_unpin_ns=M ...
  *
  * ratio = hit / pin_unpin: below 1 the cache is cheaper.
- * Usage: pin_bench [quick]   (quick: few repetitions, for make check)
+ * Usage: pin_bench [quick] [stats]
+ *   quick   few repetitions (make check, make run)
+ *   stats   after each measurement, while its cache is alive, print the
+ *           cache's row of /sys/kernel/debug/dmaguard/pin_caches (and the
+ *           header once) as "DEBUGFS pin_caches <what>: <line>"
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,7 +38,7 @@
 #define KIB	1024UL
 #define MIB	(1024 * KIB)
 
-static int quick;
+static int quick, stats;
 static const char *backend = "direct";
 static struct utsname uts;
 
@@ -70,6 +74,29 @@ static char *map_thp(int *thp)
 	if (kb >= 0)
 		*thp = kb >= 2048;
 	return a;
+}
+
+/* stats: this process's row of the pin_caches table, @what naming it. */
+static void print_stats(const char *what)
+{
+	static int header_done;
+	char line[512];
+	FILE *f = fopen("/sys/kernel/debug/dmaguard/pin_caches", "r");
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!n++) {
+			if (!header_done++)
+				printf("DEBUGFS pin_caches header: %s", line);
+		} else if (atoi(line) == getpid()) {
+			printf("DEBUGFS pin_caches %s: %s", what, line);
+		}
+	}
+	if (f)
+		fclose(f);
+	else
+		printf("# no /sys/kernel/debug/dmaguard/pin_caches: %s\n",
+		       strerror(errno));
 }
 
 static int bench(int bound, unsigned long bytes, int want_thp)
@@ -125,6 +152,13 @@ static int bench(int bound, unsigned long bytes, int want_thp)
 	       bound ? " backend=" : "", bound ? backend : "", bytes, thp,
 	       (unsigned long long)b.pin_ns, (unsigned long long)b.hit_ns,
 	       b.pin_ns ? (double)b.hit_ns / b.pin_ns : 0.0);
+	if (stats) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%s %lu%s", bound ? "pin-map" : "pin",
+			 bytes, thp ? " thp" : "");
+		print_stats(what);
+	}
 out:
 	if (fd >= 0)
 		close(fd);
@@ -139,7 +173,16 @@ int main(int argc, char **argv)
 	int bound, ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	quick = argc > 1 && !strcmp(argv[1], "quick");
+	for (i = 1; i < (unsigned int)argc; i++) {
+		if (!strcmp(argv[i], "quick")) {
+			quick = 1;
+		} else if (!strcmp(argv[i], "stats")) {
+			stats = 1;
+		} else {
+			fprintf(stderr, "usage: pin_bench [quick] [stats]\n");
+			return 2;
+		}
+	}
 	if (getenv("BACKEND"))
 		backend = getenv("BACKEND");
 	uname(&uts);
