@@ -21,8 +21,8 @@
 #   make kerneldoc      scripts/kernel-doc -none -Wall over the public
 #                       headers and every file with exported functions
 #
-# Check groups: abi (unit tests, abi-check, bindgen, consumers, planted
-# changes) and kerneldoc.
+# Check groups: abi (unit tests, abi-check, the Rust bindings of
+# bindings.mk, consumers, planted changes) and kerneldoc.
 
 ABI_OUT		:= $(BUILD)/abi
 ABI_UNIT_SRCS	:= $(sort $(wildcard tests/abi/test_*.c))
@@ -79,8 +79,8 @@ check-abi: deps $(ABI_UNIT_BINS)
 	@scripts/abi/abi-check.sh > $(ABI_OUT)/abi-check.results 2> $(ABI_OUT)/abi-check.log; \
 		cat $(ABI_OUT)/abi-check.results | tee -a $(RESULTS)/abi; \
 		! grep -q '^not ok' $(ABI_OUT)/abi-check.results || tail -n 40 $(ABI_OUT)/abi-check.log
-	@echo "abi: the headers through bindgen, as Rust drivers will see them"
-	@scripts/abi/bindgen-check.sh 2> $(ABI_OUT)/bindgen.log | tee -a $(RESULTS)/abi
+	@echo "abi: the committed Rust bindings against the headers (drift, coverage, layout)"
+	@scripts/bindings/check.sh 2> $(ABI_OUT)/bindings.log | tee -a $(RESULTS)/abi
 	@echo "abi: consumers of tests/consumers/ built out of tree"
 	@scripts/abi/consumers.sh build 2> $(ABI_OUT)/consumers.log | tee -a $(RESULTS)/abi
 	@echo "abi: planted incompatible changes on copies (each must fail)"
