@@ -12,8 +12,9 @@
 #   make abi-planted    the planted incompatible changes, each applied to a
 #                       copy of the tree under build/abi-planted/, each must
 #                       make abi-check fail (scripts/abi/planted.sh)
-#   make abi-unit       userspace unit tests of the struct-size rules (cmocka,
-#                       ASan+UBSan)
+#   make abi-unit       userspace unit tests of the struct-size rules and of
+#                       the exported functions as C drivers call them
+#                       (cmocka, ASan+UBSan)
 #   make consumers      out-of-tree consumer modules of tests/consumers/,
 #                       per kernel, against dmaguard's Module.symvers; the
 #                       .ko files join dmaguard.ko in the guest's $KO for
@@ -57,6 +58,14 @@ $(ABI_OUT)/unit/test_%: tests/abi/test_%.c $(ABI_SHIM_USER) $(ABI_HDRS) \
 	$(CC) $(USER_CPPFLAGS) -Iabi/shim $(USER_CFLAGS) -O1 $(SAN_FLAGS) \
 		$< $(ABI_SHIM_USER) -o $@ \
 		$(BUILD)/user/libdmaguard-core-san.a -lcmocka -lpthread
+
+# The exported functions as a C driver calls them, against the userspace
+# build of the exported-interface files themselves (core.mk).
+$(ABI_OUT)/unit/test_public_user: tests/abi/test_public_user.c $(ABI_HDRS) \
+				  $(BUILD)/user/libdmaguard-san.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ABI_LIB_CPPFLAGS) $(USER_CFLAGS) -O1 $(SAN_FLAGS) $< -o $@ \
+		$(BUILD)/user/libdmaguard-san.a -lcmocka -lpthread
 
 consumers: deps
 	@scripts/abi/consumers.sh build
