@@ -23,9 +23,10 @@ CHECK_GROUPS	+= rust
 bindings: deps
 	@scripts/bindings/generate.sh
 
+# From bindings/, so that cargo reads bindings/.cargo/config.toml
+# (products in build/cargo, offline).
 rust-test: deps $(BUILD)/user/libdmaguard.a
-	@PATH="$$PATH:$$HOME/.cargo/bin" cargo test --offline \
-		--manifest-path bindings/Cargo.toml
+	@cd bindings && PATH="$$PATH:$$HOME/.cargo/bin" cargo test --offline
 
 check-rust: deps $(BUILD)/user/libdmaguard.a
 	@mkdir -p $(RESULTS)
