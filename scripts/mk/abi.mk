@@ -12,8 +12,9 @@
 #   make abi-planted    the planted incompatible changes, each applied to a
 #                       copy of the tree under build/abi-planted/, each must
 #                       make abi-check fail (scripts/abi/planted.sh)
-#   make abi-unit       userspace unit tests of the struct-size rules (cmocka,
-#                       ASan+UBSan)
+#   make abi-unit       userspace unit tests of the struct-size rules and of
+#                       the exported functions as C drivers call them
+#                       (cmocka, ASan+UBSan)
 #   make consumers      out-of-tree consumer modules of tests/consumers/,
 #                       per kernel, against dmaguard's Module.symvers; the
 #                       .ko files join dmaguard.ko in the guest's $KO for
@@ -21,8 +22,8 @@
 #   make kerneldoc      scripts/kernel-doc -none -Wall over the public
 #                       headers and every file with exported functions
 #
-# Check groups: abi (unit tests, abi-check, bindgen, consumers, planted
-# changes) and kerneldoc.
+# Check groups: abi (unit tests, abi-check, the Rust bindings of
+# bindings.mk, consumers, planted changes) and kerneldoc.
 
 ABI_OUT		:= $(BUILD)/abi
 ABI_UNIT_SRCS	:= $(sort $(wildcard tests/abi/test_*.c))
@@ -58,6 +59,14 @@ $(ABI_OUT)/unit/test_%: tests/abi/test_%.c $(ABI_SHIM_USER) $(ABI_HDRS) \
 		$< $(ABI_SHIM_USER) -o $@ \
 		$(BUILD)/user/libdmaguard-core-san.a -lcmocka -lpthread
 
+# The exported functions as a C driver calls them, against the userspace
+# build of the exported-interface files themselves (core.mk).
+$(ABI_OUT)/unit/test_public_user: tests/abi/test_public_user.c $(ABI_HDRS) \
+				  $(BUILD)/user/libdmaguard-san.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ABI_LIB_CPPFLAGS) $(USER_CFLAGS) -O1 $(SAN_FLAGS) $< -o $@ \
+		$(BUILD)/user/libdmaguard-san.a -lcmocka -lpthread
+
 consumers: deps
 	@scripts/abi/consumers.sh build
 
@@ -79,8 +88,8 @@ check-abi: deps $(ABI_UNIT_BINS)
 	@scripts/abi/abi-check.sh > $(ABI_OUT)/abi-check.results 2> $(ABI_OUT)/abi-check.log; \
 		cat $(ABI_OUT)/abi-check.results | tee -a $(RESULTS)/abi; \
 		! grep -q '^not ok' $(ABI_OUT)/abi-check.results || tail -n 40 $(ABI_OUT)/abi-check.log
-	@echo "abi: the headers through bindgen, as Rust drivers will see them"
-	@scripts/abi/bindgen-check.sh 2> $(ABI_OUT)/bindgen.log | tee -a $(RESULTS)/abi
+	@echo "abi: the committed Rust bindings against the headers (drift, coverage, layout)"
+	@scripts/bindings/check.sh 2> $(ABI_OUT)/bindings.log | tee -a $(RESULTS)/abi
 	@echo "abi: consumers of tests/consumers/ built out of tree"
 	@scripts/abi/consumers.sh build 2> $(ABI_OUT)/consumers.log | tee -a $(RESULTS)/abi
 	@echo "abi: planted incompatible changes on copies (each must fail)"

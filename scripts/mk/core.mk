@@ -14,7 +14,8 @@
 # (c-core/platform/user/include/: device, current with a simulated mm,
 # access_ok, exports) and abi_user.c. The Rust crates of bindings/ link it.
 #
-#   make lib            the core libraries and libdmaguard.a
+#   make lib            the core libraries, libdmaguard.a and its ASan+UBSan
+#                       flavour libdmaguard-san.a (tests/abi/test_public_user)
 
 KTOOLS		:= build/tools/linux/tools
 CORE_SRCS	:= c-core/pool.c c-core/pool_alloc.c c-core/chunk_table.c c-core/platform/user/chunk_mem.c \
@@ -46,7 +47,7 @@ ABI_LIB_CPPFLAGS := -Ic-core/platform/user/include $(USER_CPPFLAGS) -Iabi/shim \
 $(KTOOLS)/lib/find_bit.c $(KTOOLS)/lib/rbtree.c:
 	@scripts/deps.sh
 lib: $(USER_OUT)/libdmaguard-core.a $(USER_OUT)/libdmaguard-core-san.a \
-	$(USER_OUT)/libdmaguard.a
+	$(USER_OUT)/libdmaguard.a $(USER_OUT)/libdmaguard-san.a
 
 $(USER_OUT)/obj/%.o: %.c $(CORE_HDRS)
 	@mkdir -p $(dir $@)
@@ -68,4 +69,12 @@ $(USER_OUT)/obj-abi/%.o: %.c $(ABI_LIB_HDRS)
 
 $(USER_OUT)/libdmaguard.a: $(CORE_SRCS:%.c=$(USER_OUT)/obj/%.o) \
 			   $(ABI_LIB_SRCS:%.c=$(USER_OUT)/obj-abi/%.o)
+	rm -f $@ && ar rcs $@ $^
+
+$(USER_OUT)/obj-abi-san/%.o: %.c $(ABI_LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ABI_LIB_CPPFLAGS) $(USER_CFLAGS) -O1 $(SAN_FLAGS) -c $< -o $@
+
+$(USER_OUT)/libdmaguard-san.a: $(CORE_SRCS:%.c=$(USER_OUT)/obj-san/%.o) \
+			       $(ABI_LIB_SRCS:%.c=$(USER_OUT)/obj-abi-san/%.o)
 	rm -f $@ && ar rcs $@ $^

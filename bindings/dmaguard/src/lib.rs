@@ -32,6 +32,12 @@
 #![no_std]
 
 /// The raw bindings (`dmaguard-sys`): generated from the public headers.
+///
+/// ```
+/// assert_eq!(core::mem::size_of::<dmaguard::sys::dmaguard_pool_opts>(), 48);
+/// // SAFETY: no arguments, any context.
+/// assert_eq!(unsafe { dmaguard::sys::dmaguard_version() } >> 16, dmaguard::sys::DMAGUARD_VERSION_MAJOR);
+/// ```
 pub use dmaguard_sys as sys;
 
 pub mod error;

@@ -14,6 +14,16 @@ use super::gfp::Gfp;
 use super::sys;
 
 /// A DMA (bus) address, as the device sees a block.
+///
+/// ```
+/// use dmaguard::pool::{DmaAddr, Pool, PoolOptions};
+/// use dmaguard::user::{GFP_KERNEL, device};
+/// // SAFETY: the userspace build's device lives forever.
+/// let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"d", 8)) }?;
+/// let dma: DmaAddr = pool.alloc(GFP_KERNEL)?.dma_handle();
+/// assert_ne!(dma, 0);
+/// # Ok::<(), dmaguard::error::Error>(())
+/// ```
 pub type DmaAddr = sys::dma_addr_t;
 
 /// A snapshot of a pool's counters (`struct dmaguard_pool_stats`).

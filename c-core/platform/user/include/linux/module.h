@@ -9,11 +9,15 @@
 #ifndef _DMAGUARD_USER_LINUX_MODULE_H
 #define _DMAGUARD_USER_LINUX_MODULE_H
 
+#include <linux/build_bug.h>
 #include <linux/compiler.h>
 
-/* A redeclaration, so that "DG_EXPORT(sym);" stays a declaration. */
-#define EXPORT_SYMBOL_NS_GPL(sym, ns)	extern typeof(sym) sym
-#define MODULE_INFO(tag, info)
+/*
+ * A declaration, so that "DG_EXPORT(sym);" stays one at file scope: the
+ * symbol must exist and the namespace be a string (version.h: 6.13 on).
+ */
+#define EXPORT_SYMBOL_NS_GPL(sym, ns)	\
+	static_assert(sizeof(typeof(sym) *) && sizeof(ns) > 1, "export " #sym)
 
 /* The kernel's module.h brings kernel.h's might_sleep(): nothing here. */
 #define might_sleep()		do { } while (0)

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0
+// Writing device memory through a shared borrow of its block.
+// expect: E0596
+use dmaguard::pool::{Pool, PoolOptions};
+use dmaguard::user::{GFP_KERNEL, device};
+
+pub fn f() {
+    // SAFETY: the simulated device lives forever.
+    let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"p", 8)) }.unwrap();
+    let block = pool.alloc(GFP_KERNEL).unwrap();
+    let shared = &block;
+    shared.write_u32(0, 1).unwrap();
+}

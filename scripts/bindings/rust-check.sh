@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The rust group of `make check` (scripts/mk/bindings.mk): the crates of
+# bindings/ with rustup's cargo, offline, build products in build/cargo.
+# One result line each on stdout, tool output on stderr:
+#
+#   rust/cargo-test        cargo test: unit, integration and doc tests
+#                          against libdmaguard.a (the userspace build of the
+#                          C core and ABI shim)
+#   rust/clippy            cargo clippy --all-targets -- -D warnings
+#   rust/fmt               cargo fmt --check, rustfmt --check of the
+#                          fixtures and the kernel mirror
+#   rust/lockfile          Cargo.lock unchanged by the run (no churn)
+#   rust/kernel-mirror     the shared files as modules of a no_std crate,
+#                          the kernel module's way (kernel-mirror/), with
+#                          Debian's rustc (the kernel's), edition 2021, the
+#                          kernel's main lints, -D warnings
+#   rust/compile-fail/<f>  each bindings/dmaguard/compile-fail/<f>.rs,
+#                          compiled against the dmaguard rlib, fails with
+#                          exactly the error code of its "// expect: E...."
+#                          line; "expect: ok" ones must compile
+#
+# Usage: scripts/bindings/rust-check.sh
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+export PATH="$PATH:$HOME/.cargo/bin"
+export CARGO_TARGET_DIR=$top/build/cargo
+manifest=$top/bindings/Cargo.toml
+out=$top/build/rust-check
+mkdir -p "$out"
+lock=$top/bindings/Cargo.lock
+lock_before=$(sha256sum < "$lock")
+
+if cargo test --offline --manifest-path "$manifest" > "$out/test.log" 2>&1; then
+	n=$(awk '/^test result: ok\./ { n += $4 } END { print n + 0 }' "$out/test.log")
+	echo "ok - rust/cargo-test ($n tests)"
+else
+	cat "$out/test.log" >&2
+	echo "not ok - rust/cargo-test # see build/rust-check/test.log"
+fi
+
+if cargo clippy --offline --manifest-path "$manifest" --all-targets \
+	-- -D warnings > "$out/clippy.log" 2>&1; then
+	echo "ok - rust/clippy"
+else
+	cat "$out/clippy.log" >&2
+	echo "not ok - rust/clippy # see build/rust-check/clippy.log"
+fi
+
+# The fixtures and the kernel mirror are no cargo targets: rustfmt them too.
+if cargo fmt --manifest-path "$manifest" --all --check > "$out/fmt.log" 2>&1 &&
+	rustfmt --edition 2024 --check "$top"/bindings/dmaguard/compile-fail/*.rs \
+		"$top"/bindings/dmaguard/kernel-mirror/*.rs >> "$out/fmt.log" 2>&1; then
+	echo "ok - rust/fmt"
+else
+	cat "$out/fmt.log" >&2
+	echo "not ok - rust/fmt # run cargo fmt in bindings/"
+fi
+
+if [ "$(sha256sum < "$lock")" = "$lock_before" ]; then
+	echo "ok - rust/lockfile"
+else
+	echo "not ok - rust/lockfile # cargo rewrote bindings/Cargo.lock"
+fi
+
+mirror=$top/bindings/dmaguard/kernel-mirror/lib.rs
+if /usr/bin/rustc --edition 2021 --crate-type rlib --emit metadata \
+	-D warnings -D unsafe_op_in_unsafe_fn -W missing_docs \
+	-W rust_2018_idioms -W unreachable_pub \
+	-o "$out/kernel-mirror.rmeta" "$mirror" > "$out/mirror.log" 2>&1; then
+	echo "ok - rust/kernel-mirror (rustc $(/usr/bin/rustc --version | cut -d' ' -f2))"
+else
+	cat "$out/mirror.log" >&2
+	echo "not ok - rust/kernel-mirror # the shared files do not build as kernel-style modules"
+fi
+
+# The dmaguard rlib (and the deps directory of its dependencies) as cargo
+# built it for the tests above.
+rlib=$(cargo build --offline --manifest-path "$manifest" -p dmaguard \
+	--message-format=json 2> "$out/build.log" |
+	python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "dmaguard":
+        print([f for f in m["filenames"] if f.endswith(".rlib")][0])
+')
+if [ -z "$rlib" ]; then
+	cat "$out/build.log" >&2
+	echo "not ok - rust/compile-fail # cannot build the dmaguard rlib"
+	exit 0
+fi
+
+for f in "$top"/bindings/dmaguard/compile-fail/*.rs; do
+	name=$(basename "$f" .rs)
+	want=$(sed -n 's|^// expect: \([A-Za-z0-9]*\)$|\1|p' "$f")
+	if [ -z "$want" ]; then
+		echo "not ok - rust/compile-fail/$name # no // expect: line"
+		continue
+	fi
+	log=$out/$name.log
+	rustc --edition 2021 --crate-type lib --emit metadata \
+		--extern dmaguard="$rlib" -L dependency="$(dirname "$rlib")" \
+		-o "$out/$name.rmeta" "$f" > "$log" 2>&1
+	rc=$?
+	got=$(grep -o '^error\[E[0-9]*\]' "$log" | sed 's/error\[\(.*\)\]/\1/' | sort -u | tr '\n' ' ')
+	got=${got% }
+	if [ "$want" = ok ]; then
+		if [ $rc -eq 0 ]; then
+			echo "ok - rust/compile-fail/$name (compiles, as it must)"
+		else
+			cat "$log" >&2
+			echo "not ok - rust/compile-fail/$name # must compile, failed: ${got:-no code}"
+		fi
+	elif [ $rc -ne 0 ] && [ "$got" = "$want" ]; then
+		echo "ok - rust/compile-fail/$name ($want)"
+	else
+		cat "$log" >&2
+		echo "not ok - rust/compile-fail/$name # expected $want, got rc $rc: ${got:-no code}"
+	fi
+done
