@@ -10,7 +10,7 @@
 #                          C core and ABI shim)
 #   rust/clippy            cargo clippy --all-targets -- -D warnings
 #   rust/fmt               cargo fmt --check, rustfmt --check of the
-#                          fixtures and the kernel mirror
+#                          fixtures, the kernel mirror and kmod.rs
 #   rust/lockfile          Cargo.lock unchanged by the run (no churn)
 #   rust/kernel-mirror     the shared files as modules of a no_std crate,
 #                          the kernel module's way (kernel-mirror/), with
@@ -52,7 +52,8 @@ fi
 # The fixtures and the kernel mirror are no cargo targets: rustfmt them too.
 if cargo fmt --manifest-path "$manifest" --all --check > "$out/fmt.log" 2>&1 &&
 	rustfmt --edition 2024 --check "$top"/bindings/dmaguard/compile-fail/*.rs \
-		"$top"/bindings/dmaguard/kernel-mirror/*.rs >> "$out/fmt.log" 2>&1; then
+		"$top"/bindings/dmaguard/kernel-mirror/*.rs \
+		"$top"/bindings/dmaguard/kmod.rs >> "$out/fmt.log" 2>&1; then
 	echo "ok - rust/fmt"
 else
 	cat "$out/fmt.log" >&2

@@ -5,12 +5,11 @@
 //! scripts/bindings/rust-check.sh with Debian's rustc (the kernel's), in
 //! edition 2021 as Kbuild does, with the kernel's main Rust lints.
 //!
-//! `mod dmaguard` lives in its own file (dmaguard.rs): `#[path]` inside an
-//! inline module of a crate root would be relative to a `dmaguard/`
-//! directory that must exist.
+//! `mod dmaguard` is bindings/dmaguard/kmod.rs, the very file a kernel
+//! module names (tests/consumers/rust-driver/ does).
 #![no_std]
 
-#[allow(unreachable_pub, dead_code)]
+#[path = "../kmod.rs"]
 pub mod dmaguard;
 
 /// What a driver writes: a ring of descriptors from a pool, a user buffer
