@@ -20,6 +20,11 @@
  * new data AND the decoy showed the stale read (else the demo proves
  * nothing), the munmap invalidated dmaguard's entry and, before it, both
  * caches gave the device what the process wrote.
+ *
+ * "pin_contrast --planted-late-register" is the planted failure of that
+ * last check: the decoy is registered only after the remap, so it pins the
+ * new pages and is not stale; the run must then fail, saying so. Its lines
+ * start with "PLANTED" instead of "REPORT" (they are not the report).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,6 +59,7 @@ struct seen {
 };
 
 static int failed;
+static const char *tag = "REPORT";	/* the lines' first word */
 
 static void fail(const char *fmt, const char *what)
 {
@@ -186,8 +192,9 @@ static const char *verdict(const struct seen *s)
 
 static void report_decoy(const struct seen *s)
 {
-	const char *who = "REPORT => pin-once cache (io_uring fixed-buffer pattern): after munmap+mmap at the same address the device read";
+	const char *who = "=> pin-once cache (io_uring fixed-buffer pattern): after munmap+mmap at the same address the device read";
 
+	printf("%s ", tag);
 	if (s->pattern == 'A')
 		printf("%s the OLD pages (stale data, pattern A: \"%s\")\n",
 		       who, s->head);
@@ -203,8 +210,9 @@ static void report_decoy(const struct seen *s)
 static void report_dmaguard(const struct seen *s, const struct pt_stats *st,
 			    unsigned long long inval_by_munmap)
 {
-	const char *who = "REPORT => dmaguard pin cache: the device read";
+	const char *who = "=> dmaguard pin cache: the device read";
 
+	printf("%s ", tag);
 	if (s->pattern == 'B')
 		printf("%s the NEW data (pattern B: \"%s\")", who, s->head);
 	else if (s->pattern == 'A')
@@ -220,12 +228,25 @@ static void report_dmaguard(const struct seen *s, const struct pt_stats *st,
 	       (unsigned long long)st->hits, (unsigned long long)st->misses);
 }
 
-int main(void)
+/* Register [@addr, + BUF_LEN) with the decoy: pinned and mapped once. */
+static int decoy_register(int fd, char *addr)
+{
+	struct pt_decoy_reg reg = { .addr = (unsigned long)addr,
+				    .len = BUF_LEN };
+
+	if (ioctl(fd, PT_IOC_DECOY_REGISTER, &reg)) {
+		perror("pin_contrast: decoy register");
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	struct pt_create c = { .flags = PT_BIND_DEV };
 	struct pt_stats st0, st1, st2;
 	struct seen dg[3], decoy[2];
-	struct pt_decoy_reg reg;
+	int late = argc > 1 && !strcmp(argv[1], "--planted-late-register");
 	struct utsname u;
 	char *p, *q;
 	int fd;
@@ -245,16 +266,14 @@ int main(void)
 		return 1;
 	}
 	fill(p, pat_a);
-	reg = (struct pt_decoy_reg){ .addr = (unsigned long)p,
-				     .len = BUF_LEN };
-	if (ioctl(fd, PT_IOC_DECOY_REGISTER, &reg)) {
-		perror("pin_contrast: decoy register");
+	if (late)
+		tag = "PLANTED";
+	else if (decoy_register(fd, p))
 		return 1;
-	}
 	/* Before: both caches give the device what the process wrote. */
 	dg[0] = via_dmaguard(fd, p);	/* a miss: pins and maps */
 	dg[1] = via_dmaguard(fd, p);	/* a hit */
-	decoy[0] = via_decoy(fd, p);
+	decoy[0] = late ? (struct seen){ .pattern = 'A' } : via_decoy(fd, p);
 	st0 = stats(fd);
 
 	/* The buffer goes away; new memory at the same address. */
@@ -270,21 +289,24 @@ int main(void)
 	}
 	st1 = stats(fd);
 	fill(q, pat_b);
+	if (late && decoy_register(fd, q))
+		return 1;
 
 	/* After: "the buffer at that address" again, through each cache. */
 	dg[2] = via_dmaguard(fd, q);
 	decoy[1] = via_decoy(fd, q);
 	st2 = stats(fd);
 
-	printf("REPORT pin-cache contrast: a process fills a %lu KiB buffer with pattern A and registers it with two caches of one driver; the edu device reads it by DMA through each: both give it pattern A\n",
-	       BUF_LEN >> 10);
-	printf("REPORT then the process munmaps the buffer, maps new memory at the same address (MAP_FIXED), writes pattern B, and the device reads \"the buffer at that address\" again:\n");
+	printf("%s pin-cache contrast: a process fills a %lu KiB buffer with pattern A and registers it with two caches of one driver; the edu device reads it by DMA through each: both give it pattern A\n",
+	       tag, BUF_LEN >> 10);
+	printf("%s then the process munmaps the buffer, maps new memory at the same address (MAP_FIXED), writes pattern B, and the device reads \"the buffer at that address\" again:\n",
+	       tag);
 	report_decoy(&decoy[1]);
 	report_dmaguard(&dg[2], &st2,
 			(unsigned long long)(st1.invalidations -
 					     st0.invalidations));
-	printf("REPORT pincontrast kernel=%s decoy=%s dmaguard=%s invalidations=%llu\n",
-	       u.release, verdict(&decoy[1]), verdict(&dg[2]),
+	printf("%s pincontrast kernel=%s decoy=%s dmaguard=%s invalidations=%llu\n",
+	       tag, u.release, verdict(&decoy[1]), verdict(&dg[2]),
 	       (unsigned long long)st2.invalidations);
 
 	if (dg[0].pattern != 'A' || dg[1].pattern != 'A')
