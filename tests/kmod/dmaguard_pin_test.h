@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ioctls of dmaguard_pin_test.ko (/dev/dmaguard_pin_test), shared with
- * its guest program tests/vm/bin/pin_test.c. Each open file is one
- * process's pin cache, with up to PT_SLOTS handles held.
+ * its guest programs tests/vm/bin/pin_*.c. Each open file is one
+ * process's pin cache, with up to PT_SLOTS handles held, and may hold one
+ * decoy buffer (PT_IOC_DECOY_*, below).
  */
 #ifndef _DMAGUARD_PIN_TEST_H
 #define _DMAGUARD_PIN_TEST_H
@@ -92,6 +93,30 @@ struct pt_bench {
 	__u32 mapped, pad2;	/* out: the pin side included the mapping */
 };
 
+/*
+ * The decoy (tests/kmod/dmaguard_pin_decoy.c): a deliberately UNSAFE
+ * pin-once cache, the io_uring fixed-buffer pattern, for the contrast of
+ * tests/vm/bin/pin_contrast.c. PT_IOC_DECOY_REGISTER pins a page-aligned
+ * range of at most PT_DECOY_MAX bytes and maps it for the device once;
+ * PT_IOC_DECOY_READ has the edu device read, by DMA, the bytes "at" a user
+ * address inside the registered range: from the pages pinned at
+ * registration, whatever the process has mapped there since. One decoy
+ * per open file, released (unmapped, unpinned) with the file.
+ */
+#define PT_DECOY_MAX	(64 * 4096)
+
+struct pt_decoy_reg {
+	__u64 addr, len;	/* in: page-aligned */
+	__u64 dma;		/* out: DMA address of the first byte */
+};
+
+struct pt_decoy_read {
+	__u64 addr;		/* in: a user address in the registered range */
+	__u32 len;		/* in: at most PT_DATA, in one DMA segment */
+	__u32 pad;
+	__u8 data[PT_DATA];	/* out: what the device read */
+};
+
 #define PT_IOC_CREATE	_IOW('D', 0x40, struct pt_create)
 #define PT_IOC_GET	_IOWR('D', 0x41, struct pt_get)
 #define PT_IOC_PUT	_IOW('D', 0x42, __u32)
@@ -103,5 +128,7 @@ struct pt_bench {
 #define PT_IOC_PUT_ALL	_IO('D', 0x46)
 #define PT_IOC_HAMMER	_IOWR('D', 0x47, struct pt_hammer)
 #define PT_IOC_BENCH	_IOWR('D', 0x48, struct pt_bench)
+#define PT_IOC_DECOY_REGISTER	_IOWR('D', 0x49, struct pt_decoy_reg)
+#define PT_IOC_DECOY_READ	_IOWR('D', 0x4a, struct pt_decoy_read)
 
 #endif /* _DMAGUARD_PIN_TEST_H */

@@ -10,11 +10,13 @@
  * (through the pages with kmap_local_page(), or by the edu device's DMA
  * from the entry's mapping), put, stats, destroy; hammer (gets and puts
  * without the file's lock, for several threads at once) and bench (the
- * per-I/O cost of pinning against a cache hit). Release puts what the
- * file holds and destroys its cache, as a driver's release would.
+ * per-I/O cost of pinning against a cache hit); decoy register and read
+ * (a deliberately unsafe pin-once cache beside dmaguard's, for the contrast
+ * of dmaguard_pin_decoy.c). Release puts what the file holds and destroys
+ * its cache and its decoy, as a driver's release would.
  *
  * The cases themselves are the guest programs tests/vm/bin/pin_test.c,
- * pin_race.c and pin_bench.c.
+ * pin_race.c, pin_bench.c and pin_contrast.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +34,7 @@
 #include <linux/uaccess.h>
 #include "dg_test_dev.h"
 #include "dmaguard_pin_test.h"
+#include "dmaguard_pin_decoy.h"
 
 DMAGUARD_IMPORT_NS();
 
@@ -45,6 +48,7 @@ struct pt_file {
 	struct dmaguard_pin slot[PT_SLOTS];
 	bool used[PT_SLOTS];
 	bool write[PT_SLOTS];
+	struct pt_decoy *decoy;		/* the unsafe contrast, or NULL */
 };
 
 /* The test device, and edu's registers and a bounce page when present. */
@@ -87,6 +91,7 @@ static int pt_release(struct inode *inode, struct file *file)
 		if (!f->destroyed)
 			WARN_ON(dmaguard_pin_cache_destroy(f->cache));
 	}
+	pt_decoy_release(f->decoy);
 	kfree(f);
 	return 0;
 }
@@ -114,15 +119,21 @@ static int pt_create(struct pt_file *f, void __user *arg)
 	return 0;
 }
 
-/* DMA address of byte @off of a handle's range, within one segment. */
-static int pt_dma_addr(struct dmaguard_pin *p, u64 off, u32 len,
-		       dma_addr_t *dma)
+/**
+ * pt_sgt_dma_addr() - DMA address of a byte of a mapped sg_table
+ * @sgt: the table, DMA-mapped
+ * @at: byte offset in its DMA-mapped area
+ * @len: bytes from there that must lie in the same DMA segment
+ * @dma: the address of byte @at
+ *
+ * Return: 0, or -ERANGE when the bytes are not all in one segment.
+ */
+int pt_sgt_dma_addr(struct sg_table *sgt, u64 at, u32 len, dma_addr_t *dma)
 {
 	struct scatterlist *sg;
-	u64 at = p->sgt_offset + off;
 	unsigned int i;
 
-	for_each_sgtable_dma_sg(p->sgt, sg, i) {
+	for_each_sgtable_dma_sg(sgt, sg, i) {
 		if (at < sg_dma_len(sg)) {
 			if (at + len > sg_dma_len(sg))
 				return -ERANGE;
@@ -132,6 +143,13 @@ static int pt_dma_addr(struct dmaguard_pin *p, u64 off, u32 len,
 		at -= sg_dma_len(sg);
 	}
 	return -ERANGE;
+}
+
+/* DMA address of byte @off of a handle's range, within one segment. */
+static int pt_dma_addr(struct dmaguard_pin *p, u64 off, u32 len,
+		       dma_addr_t *dma)
+{
+	return pt_sgt_dma_addr(p->sgt, p->sgt_offset + off, len, dma);
 }
 
 /* Bytes of a handle's range read through its pages by the CPU. */
@@ -153,12 +171,46 @@ static void pt_cpu_read(struct dmaguard_pin *p, u64 off, u32 len, u8 *out)
 	}
 }
 
-/* The edu device reads the bytes by DMA, then writes them to pt_buf. */
+/**
+ * pt_edu_read() - the edu device reads bytes of a mapped table by DMA
+ * @sgt: the table, DMA-mapped for the test device with @dir
+ * @dir: its mapping's direction
+ * @dma: the first byte's DMA address (pt_sgt_dma_addr())
+ * @len: bytes, at most PT_DATA, all in one DMA segment
+ * @out: what the device read
+ *
+ * The device copies the bytes into its own buffer, then from there into
+ * a coherent bounce page the CPU reads: @out is what the device saw.
+ *
+ * Context: Process context. Sleeps (one transfer at a time).
+ * Return: 0, -ENODEV without the edu device, -EINVAL or -ETIMEDOUT.
+ */
+int pt_edu_read(struct sg_table *sgt, enum dma_data_direction dir,
+		dma_addr_t dma, u32 len, u8 *out)
+{
+	int ret;
+
+	if (!pt_mmio)
+		return -ENODEV;
+	if (!len || len > PT_DATA)
+		return -EINVAL;
+	mutex_lock(&pt_dma_lock);
+	memset(pt_buf, 0, len);
+	dma_sync_sgtable_for_device(pt_dev.dev, sgt, dir);
+	ret = dg_edu_dma(pt_mmio, false, dma, len);
+	if (!ret)
+		ret = dg_edu_dma(pt_mmio, true, pt_buf_dma, len);
+	dma_sync_sgtable_for_cpu(pt_dev.dev, sgt, dir);
+	if (!ret)
+		memcpy(out, pt_buf, len);
+	mutex_unlock(&pt_dma_lock);
+	return ret;
+}
+
+/* The edu device reads the bytes of a handle's range by DMA. */
 static int pt_dma_read(struct dmaguard_pin *p, bool write, u64 off, u32 len,
 		       u8 *out)
 {
-	enum dma_data_direction dir = write ? DMA_BIDIRECTIONAL :
-					      DMA_TO_DEVICE;
 	dma_addr_t dma;
 	int ret;
 
@@ -167,17 +219,8 @@ static int pt_dma_read(struct dmaguard_pin *p, bool write, u64 off, u32 len,
 	ret = pt_dma_addr(p, off, len, &dma);
 	if (ret)
 		return ret;
-	mutex_lock(&pt_dma_lock);
-	memset(pt_buf, 0, len);
-	dma_sync_sgtable_for_device(pt_dev.dev, p->sgt, dir);
-	ret = dg_edu_dma(pt_mmio, false, dma, len);
-	if (!ret)
-		ret = dg_edu_dma(pt_mmio, true, pt_buf_dma, len);
-	dma_sync_sgtable_for_cpu(pt_dev.dev, p->sgt, dir);
-	if (!ret)
-		memcpy(out, pt_buf, len);
-	mutex_unlock(&pt_dma_lock);
-	return ret;
+	return pt_edu_read(p->sgt, write ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE,
+			   dma, len, out);
 }
 
 /* Gets and puts in a loop, beside other threads of the process. */
@@ -467,6 +510,12 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case PT_IOC_BENCH:
 		ret = pt_bench(f, uarg);
+		break;
+	case PT_IOC_DECOY_REGISTER:
+		ret = pt_decoy_register(&f->decoy, pt_dev.dev, uarg);
+		break;
+	case PT_IOC_DECOY_READ:
+		ret = pt_decoy_read(f->decoy, uarg);
 		break;
 	case PT_IOC_DESTROY:
 		ret = -ENOENT;
