@@ -25,7 +25,9 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-export PATH="$PATH:$HOME/.cargo/bin"
+# rustup's cargo and rustc first: Debian's rustc (the kernel's, 1.96) cannot
+# read what rustup's cargo (1.95) builds.
+export PATH="$HOME/.cargo/bin:$PATH"
 export CARGO_TARGET_DIR=$top/build/cargo
 manifest=$top/bindings/Cargo.toml
 out=$top/build/rust-check
@@ -103,7 +105,7 @@ for f in "$top"/bindings/dmaguard/compile-fail/*.rs; do
 	fi
 	log=$out/$name.log
 	rustc --edition 2021 --crate-type lib --emit metadata \
-		--extern dmaguard="$rlib" -L dependency="$(dirname "$rlib")" \
+		--extern dmaguard="$rlib" -L dependency="$CARGO_TARGET_DIR/debug/deps" \
 		-o "$out/$name.rmeta" "$f" > "$log" 2>&1
 	rc=$?
 	got=$(grep -o '^error\[E[0-9]*\]' "$log" | sed 's/error\[\(.*\)\]/\1/' | sort -u | tr '\n' ' ')

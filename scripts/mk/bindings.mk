@@ -26,7 +26,7 @@ bindings: deps
 # From bindings/, so that cargo reads bindings/.cargo/config.toml
 # (products in build/cargo, offline).
 rust-test: deps $(BUILD)/user/libdmaguard.a
-	@cd bindings && PATH="$$PATH:$$HOME/.cargo/bin" cargo test --offline
+	@cd bindings && PATH="$$HOME/.cargo/bin:$$PATH" cargo test --offline
 
 check-rust: deps $(BUILD)/user/libdmaguard.a
 	@mkdir -p $(RESULTS)
