@@ -65,7 +65,9 @@ install_packages() {
 			"sudo apt-get install --no-install-recommends $(echo $missing)" >&2
 		exit 1
 	fi
-	echo "deps: installing: $(echo $missing)"
+	echo "deps: installing $(echo $missing | wc -w) Debian packages: $(echo $missing)"
+	echo "deps: on a fresh machine that is two kernels and their headers, QEMU, clang,"
+	echo "      Chromium and the kernel source: several minutes, apt's progress follows"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q
 	# shellcheck disable=SC2086
