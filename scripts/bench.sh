@@ -506,9 +506,16 @@ all) vm_bench || rc=$?; pin_bench || rc=$?; native_bench || rc=$? ;;
 esac
 # The report page (make run's build/report/index.html) with these results
 # in its "Full benchmark" section.
-"$top/scripts/report/make-report.py" --html "$top/build/report/index.html" \
-	>/dev/null 2>&1 || true
-[ ! -f "$top/build/report/index.html" ] ||
+# make-report.py exits 1 when a report boot of make run failed (that page
+# still gets written); anything else is its own failure.
+page=$top/build/report/index.html
+rrc=0
+"$top/scripts/report/make-report.py" --html "$page" > /dev/null || rrc=$?
+if [ $rrc -gt 1 ]; then
+	echo "bench: writing $page failed (make-report.py exited $rrc)" >&2
+	rc=1
+elif grep -q 'id="bench"' "$page" 2>/dev/null; then
 	echo "tables and plots: build/report/index.html (Full benchmark)"
+fi
 echo "bench ($what) took $(( $(date +%s) - start )) s"
 exit $rc

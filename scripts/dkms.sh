@@ -272,6 +272,8 @@ cmd_check() {
 		else
 			ok "dkms/planted/symvers-internal: a DMAGUARD_INTERNAL export fails the symvers check"
 		fi
+	else
+		notok "dkms/planted/symvers-internal: could not plant (no Module.symvers kept for $first)"
 	fi
 	if [ -f "$tree/$first.ko" ]; then
 		# Same length, so that the section keeps its size.
@@ -286,6 +288,8 @@ cmd_check() {
 		else
 			ok "dkms/planted/export-ns: export_ns DMAGUARD_V9 fails the modinfo check"
 		fi
+	else
+		notok "dkms/planted/export-ns: could not plant (no module built for $first)"
 	fi
 }
 

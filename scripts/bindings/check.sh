@@ -133,7 +133,7 @@ sys_compile() {
 		-o "${2%.rs}.rmeta" "$2" >&2
 }
 
-for rustc in "$HOME/.cargo/bin/rustc" /usr/bin/rustc; do
+for rustc in "${CARGO_HOME:-$HOME/.cargo}/bin/rustc" /usr/bin/rustc; do
 	name=$(basename "$(dirname "$(dirname "$rustc")")")
 	[ "$name" = usr ] && name=debian || name=rustup
 	ver=$("$rustc" --version 2>/dev/null | cut -d' ' -f2)
@@ -151,7 +151,7 @@ sed 's/offset_of!(dmaguard_pool_stats, chunks) == 20/offset_of!(dmaguard_pool_st
 sed "s#$sys/layout.rs#$out/layout-planted.rs#" "$out/sys-module.rs" > "$out/sys-planted.rs"
 if cmp -s "$sys/layout.rs" "$out/layout-planted.rs"; then
 	echo "not ok - abi/bindings/compile-planted # the planted offset did not apply"
-elif sys_compile "$HOME/.cargo/bin/rustc" "$out/sys-planted.rs" 2> "$out/sys-planted.log"; then
+elif sys_compile "${CARGO_HOME:-$HOME/.cargo}/bin/rustc" "$out/sys-planted.rs" 2> "$out/sys-planted.log"; then
 	echo "not ok - abi/bindings/compile-planted # a wrong offset compiled"
 elif grep -q 'E0080' "$out/sys-planted.log"; then
 	echo "ok - abi/bindings/compile-planted (wrong offset: E0080)"

@@ -27,13 +27,22 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # rustup's cargo and rustc first: Debian's rustc (the kernel's, 1.96) cannot
 # read what rustup's cargo (1.95) builds.
-export PATH="$HOME/.cargo/bin:$PATH"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 export CARGO_TARGET_DIR=$top/build/cargo
 manifest=$top/bindings/Cargo.toml
 out=$top/build/rust-check
 mkdir -p "$out"
 lock=$top/bindings/Cargo.lock
 lock_before=$(sha256sum < "$lock")
+
+# rustup's toolchain is not a Debian package (scripts/deps.sh cannot
+# install it): say so plainly rather than through a cargo error.
+for tool in cargo "cargo clippy" "cargo fmt"; do
+	if ! $tool --version > /dev/null 2>&1; then
+		echo "not ok - rust/toolchain # '$tool' not found: rustup's stable toolchain with clippy and rustfmt is expected in ${CARGO_HOME:-$HOME/.cargo}/bin (rustup component add clippy rustfmt)"
+		exit 1
+	fi
+done
 
 if cargo test --offline --manifest-path "$manifest" > "$out/test.log" 2>&1; then
 	n=$(awk '/^test result: ok\./ { n += $4 } END { print n + 0 }' "$out/test.log")

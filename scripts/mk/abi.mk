@@ -89,11 +89,14 @@ check-abi: deps $(ABI_UNIT_BINS)
 		cat $(ABI_OUT)/abi-check.results | tee -a $(RESULTS)/abi; \
 		! grep -q '^not ok' $(ABI_OUT)/abi-check.results || tail -n 40 $(ABI_OUT)/abi-check.log
 	@echo "abi: the committed Rust bindings against the headers (drift, coverage, layout)"
-	@scripts/bindings/check.sh 2> $(ABI_OUT)/bindings.log | tee -a $(RESULTS)/abi
+	@scripts/check-step.sh abi/bindings $(RESULTS)/abi $(ABI_OUT)/bindings.log -- \
+		scripts/bindings/check.sh || true
 	@echo "abi: consumers of tests/consumers/ built out of tree"
-	@scripts/abi/consumers.sh build 2> $(ABI_OUT)/consumers.log | tee -a $(RESULTS)/abi
+	@scripts/check-step.sh abi/consumers $(RESULTS)/abi $(ABI_OUT)/consumers.log -- \
+		scripts/abi/consumers.sh build || true
 	@echo "abi: planted incompatible changes on copies (each must fail)"
-	@scripts/abi/planted.sh 2> $(ABI_OUT)/planted.log | tee -a $(RESULTS)/abi
+	@scripts/check-step.sh abi/planted $(RESULTS)/abi $(ABI_OUT)/planted.log -- \
+		scripts/abi/planted.sh || true
 	@! grep -q '^not ok' $(RESULTS)/abi
 
 check-kerneldoc: deps

@@ -26,10 +26,11 @@ bindings: deps
 # From bindings/, so that cargo reads bindings/.cargo/config.toml
 # (products in build/cargo, offline).
 rust-test: deps $(BUILD)/user/libdmaguard.a
-	@cd bindings && PATH="$$HOME/.cargo/bin:$$PATH" cargo test --offline
+	@cd bindings && PATH="$${CARGO_HOME:-$$HOME/.cargo}/bin:$$PATH" cargo test --offline
 
 check-rust: deps $(BUILD)/user/libdmaguard.a
 	@mkdir -p $(RESULTS)
 	@echo "rust: cargo test/clippy/fmt, kernel-style build, compile-fail fixtures"
-	@scripts/bindings/rust-check.sh 2> $(BUILD)/rust-check.log | tee $(RESULTS)/rust
-	@! grep -q '^not ok' $(RESULTS)/rust
+	@rm -f $(RESULTS)/rust
+	@scripts/check-step.sh rust $(RESULTS)/rust $(BUILD)/rust-check.log -- \
+		scripts/bindings/rust-check.sh

@@ -17,6 +17,7 @@
 import argparse
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -33,12 +34,19 @@ MIN_INK = 0.01			# fraction of pixels that are not white
 
 def render(page, png):
 	"""The page's DOM after load, and its screenshot in png."""
+	# A profile of its own: renders running side by side (and root's
+	# ~/.config/chromium) never share one.
+	profile = tempfile.mkdtemp(prefix='dg-chromium-')
 	cmd = [CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu',
+	       f'--user-data-dir={profile}',
 	       '--hide-scrollbars', '--no-first-run', '--disable-extensions',
 	       '--disable-dev-shm-usage', '--force-device-scale-factor=0.5',
 	       f'--window-size={WINDOW}', f'--screenshot={png}', '--dump-dom',
 	       'file://' + os.path.abspath(page)]
-	p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+	try:
+		p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+	finally:
+		shutil.rmtree(profile, ignore_errors=True)
 	return p.returncode, p.stdout
 
 
@@ -109,7 +117,10 @@ def main():
 	ap.add_argument('--png')
 	ap.add_argument('page')
 	args = ap.parse_args()
-	png = args.png or tempfile.mktemp(suffix='.png')
+	if not args.png:
+		fd, args.png = tempfile.mkstemp(suffix='.png')
+		os.close(fd)
+	png = args.png
 	try:
 		rc, dom = render(args.page, png)
 	except (OSError, subprocess.TimeoutExpired) as e:

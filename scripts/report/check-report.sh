@@ -27,6 +27,7 @@ not_ok() { echo "not ok - report/$1" | tee -a "$results"; }
 # report boot failed: the vm group says so; the page must still render.
 echo "report: writing $page from build/vm/*/report/ and rendering it in headless Chromium (about 15-40 s, more on a busy host)"
 rc=0
+rm -f "$page"	# an older page must not stand in for this one
 python3 "$top/scripts/report/make-report.py" --html "$page" || rc=$?
 if [ $rc -gt 1 ] || [ ! -s "$page" ]; then
 	not_ok "generate # make-report.py exited $rc (no report boots? the vm group makes them)"

@@ -169,12 +169,20 @@ ulog=$out/user.log
 mkdir -p "$out"
 : > "$ulog"
 for f in "${ufiles[@]}"; do
+	# The userspace kernel of the exported shim (abi_user.c) is built
+	# with the shim's flags, in their order (scripts/mk/core.mk,
+	# ABI_LIB_CPPFLAGS).
+	pre=() post=()
+	if [ "$f" = c-core/platform/user/abi_user.c ]; then
+		pre=(-Ic-core/platform/user/include)
+		post=(-Iabi/shim -Ic-core/platform/kernel "-DKBUILD_MODNAME=\"dmaguard\"")
+	fi
 	# -Wno-context: tools/include's spinlock.h (a pthread mutex) carries
 	# no lock annotations; the kernel pass above checks the lock context.
 	(cd "$top" && sparse -Wno-unknown-attribute -Wno-context -D_GNU_SOURCE \
-		-Ic-core -Ic-core/platform/user -Iabi/include \
+		"${pre[@]}" -Ic-core -Ic-core/platform/user -Iabi/include \
 		-Ibuild/tools/linux/tools/include \
-		-Ibuild/tools/linux/tools/arch/x86/include "$f") >> "$ulog" 2>&1
+		-Ibuild/tools/linux/tools/arch/x86/include "${post[@]}" "$f") >> "$ulog" 2>&1
 done
 udiags=$(grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$ulog")
 un=$(printf '%s' "$udiags" | grep -c '^' || true)

@@ -71,7 +71,7 @@ impl Error {
             EAGAIN => Error::Again,
             ENOSPC => Error::NoSpc,
             EOVERFLOW => Error::Overflow,
-            _ => Error::Other(-e),
+            _ => Error::Other(e.wrapping_neg()),
         }
     }
 

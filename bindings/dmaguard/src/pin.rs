@@ -7,6 +7,7 @@
 //! Shared with the kernel module build: refers to the raw bindings and the
 //! other modules only through `super::` paths, and to nothing but `core::`.
 
+use core::marker::PhantomData;
 use core::ptr::NonNull;
 
 use super::error::{Error, Result};
@@ -397,8 +398,11 @@ impl Pinned<'_> {
     /// assert!(cache.get(mm.addr(0), 1, false)?.sgt().is_none());
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
-    pub fn sgt(&self) -> Option<NonNull<sys::sg_table>> {
-        NonNull::new(self.pin.sgt)
+    pub fn sgt(&self) -> Option<SgTable<'_>> {
+        NonNull::new(self.pin.sgt).map(|ptr| SgTable {
+            ptr,
+            _held: PhantomData,
+        })
     }
 
     /// Byte offset of the range's first byte within `sgt()`'s DMA-mapped
@@ -418,6 +422,55 @@ impl Pinned<'_> {
     /// ```
     pub fn sgt_offset(&self) -> u64 {
         self.pin.sgt_offset
+    }
+}
+
+/// The DMA-mapped `sg_table` of a held range ([`Pinned::sgt`]): it borrows
+/// the [`Pinned`] it came from, so it cannot be kept past the put.
+///
+/// Its segments are the kernel's `struct scatterlist`, whose layout
+/// depends on the kernel's configuration: a driver walks them with its own
+/// kernel's bindings from [`SgTable::as_ptr`].
+///
+/// ```
+/// use dmaguard::pin::{PinCache, PinOptions};
+/// use dmaguard::user::{device, Mm, Prot};
+/// let mm = Mm::new(1);
+/// mm.map(mm.addr(0), 4096, Prot::ReadWrite)?;
+/// mm.enter();
+/// // SAFETY: the userspace build's device lives forever.
+/// let cache = unsafe { PinCache::with_device(device(), &PinOptions::default()) }?;
+/// let pinned = cache.get(mm.addr(0), 4096, true)?;
+/// let sgt = pinned.sgt().expect("a device-bound cache maps its entries");
+/// assert!(!sgt.as_ptr().is_null());
+/// # Ok::<(), dmaguard::error::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SgTable<'a> {
+    ptr: NonNull<sys::sg_table>,
+    _held: PhantomData<&'a Pinned<'a>>,
+}
+
+impl SgTable<'_> {
+    /// The kernel's `struct sg_table`. It stays mapped while the range is
+    /// held, that is while this value can be used; a copy of the pointer
+    /// kept longer dangles.
+    ///
+    /// ```
+    /// use dmaguard::pin::{PinCache, PinOptions};
+    /// use dmaguard::user::{device, Mm, Prot};
+    /// let mm = Mm::new(1);
+    /// mm.map(mm.addr(0), 4096, Prot::ReadWrite)?;
+    /// mm.enter();
+    /// // SAFETY: the userspace build's device lives forever.
+    /// let cache = unsafe { PinCache::with_device(device(), &PinOptions::default()) }?;
+    /// let pinned = cache.get(mm.addr(0), 64, false)?;
+    /// let again = cache.get(mm.addr(0), 4096, false)?;
+    /// assert_eq!(pinned.sgt().map(|t| t.as_ptr()), again.sgt().map(|t| t.as_ptr()));
+    /// # Ok::<(), dmaguard::error::Error>(())
+    /// ```
+    pub fn as_ptr(&self) -> *mut sys::sg_table {
+        self.ptr.as_ptr()
     }
 }
 

@@ -6,9 +6,7 @@
  * here, as the Rust-for-Linux helpers do for static inline functions.
  */
 #include <linux/pci.h>
-
-struct device *dg_rust_example_edu_get(void);
-void dg_rust_example_edu_put(struct device *dev);
+#include "edu_lookup.h"
 
 /* The edu device (1234:11e8), with a reference; NULL if the VM has none. */
 struct device *dg_rust_example_edu_get(void)

@@ -308,11 +308,14 @@ fn pin_steps(cache: &PinCache, uaddr: usize) -> bool {
         check!(pin.nr_pages() == PIN_PAGES && pin.offset() == 0);
         check!(pages_hold_pattern(&pin));
         let sgt = match pin.sgt() {
-            Some(s) => s.as_ptr().cast::<bindings::sg_table>(),
+            Some(s) => s,
             None => return false,
         };
-        // SAFETY: the cache's mapped sg_table, valid while `pin` lives.
-        check!(unsafe { (*(*sgt).sgl).dma_length } >= 4096);
+        // SAFETY: the cache's mapped sg_table, valid while `sgt` (which
+        // borrows `pin`) lives.
+        let sgl = unsafe { (*sgt.as_ptr().cast::<bindings::sg_table>()).sgl };
+        // SAFETY: the first segment of that table.
+        check!(unsafe { (*sgl).dma_length } >= 4096);
         let part = dg!(cache.get(uaddr + 4096 + 8, 100, false));
         check!(part.pages()[0] == pin.pages()[1] && part.offset() == 8);
     }
