@@ -56,7 +56,7 @@
 #   qemu-system-x86_64 -accel tcg -cpu max -m MEM -smp N -nographic
 #     -no-reboot -kernel <image of V> -initrd <per-spec initramfs>
 #     -append "console=ttyS0 panic=-1 quiet slub_debug=FZPU log_buf_len=8M
-#              <append:>"
+#              tsc=reliable <append:>"
 #     <qemu:> [-nic none, unless qemu: has -nic/-net/-netdev]
 # and /init raises the console log level, so the serial log has everything.
 #
@@ -142,7 +142,13 @@ import ktap  # noqa: E402
 
 # log_buf_len: the verdict parses the guest's final dmesg; a big buffer keeps
 # the start of long KTAP runs from being overwritten.
-BASE_APPEND = 'console=ttyS0 panic=-1 quiet slub_debug=FZPU log_buf_len=8M'
+# tsc=reliable: on a busy host the clocksource watchdog of a TCG guest marks
+# the TSC unstable, and the static key flip that follows (text_poke with
+# int3, racing another vCPU under TCG) crashed -smp 2 boots of Debian 6.12
+# before any step ran ("Oops: int3" in sched_clock_cpu / sched_clock_tick,
+# twice in two days). The bench, not the code: every guest boots with it.
+BASE_APPEND = ('console=ttyS0 panic=-1 quiet slub_debug=FZPU log_buf_len=8M '
+	       'tsc=reliable')
 MARK = 'DMAGUARD-VM: '
 TAINT_LETTERS = 'PFSRMBUDAWCIOELKXTN'	# bit n = TAINT_LETTERS[n]
 FATAL = [
