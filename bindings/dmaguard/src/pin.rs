@@ -253,6 +253,8 @@ impl PinCache {
 impl Drop for PinCache {
     /// Release every entry, then the cache (`dmaguard_pin_cache_destroy()`).
     /// No [`Pinned`] can be alive: they borrow the cache.
+    ///
+    /// Context: process context; may sleep (it unpins and unmaps).
     fn drop(&mut self) {
         // SAFETY: `self.ptr` is a live cache, no get can follow (`&mut
         // self`), and no handle is held (every `Pinned` borrows `self`), so
@@ -476,6 +478,9 @@ impl SgTable<'_> {
 
 impl Drop for Pinned<'_> {
     /// Give the handle back (`dmaguard_pin_put()`).
+    ///
+    /// Context: process context; may sleep (the last put of an entry
+    /// invalidated meanwhile unpins and unmaps it).
     fn drop(&mut self) {
         // SAFETY: `self.pin` is the handle of a successful get on
         // `self.cache` (alive: borrowed), put once, here.

@@ -392,6 +392,8 @@ impl Drop for Pool {
     /// alive (they borrow the pool); blocks given out by
     /// [`Block::into_raw`] and never freed are reported by the C side and
     /// their chunks leaked, as it does for C drivers.
+    ///
+    /// Context: process context; may sleep.
     fn drop(&mut self) {
         // SAFETY: `self.ptr` is a live pool, and no other call on it can
         // run or follow: `&mut self`, and no `Block` borrows it.
@@ -694,6 +696,9 @@ impl Block<'_> {
 
 impl Drop for Block<'_> {
     /// Free the block (`dmaguard_pool_free()`).
+    ///
+    /// Context: any, but hard interrupt context on PREEMPT_RT (the pool's
+    /// lock sleeps there), as for `dmaguard_pool_free()`.
     fn drop(&mut self) {
         // SAFETY: the pair is a live block of `self.pool` (alive: it is
         // borrowed), owned by `self` alone and freed once, here.
