@@ -97,6 +97,15 @@ rm -rf "$inc"
 mkdir -p "$inc"
 cp -r "$top/abi/include/dmaguard" "$inc/"
 
+# rust_moddir DIR NAME: a fresh build directory for the one-file Rust
+# module NAME.rs, with bindings/ reachable as the module takes it.
+rust_moddir() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	ln -s "$top/bindings" "$1/bindings"
+	echo "obj-m += $2.o" > "$1/Kbuild"
+}
+
 # rust_misuse KVER DIR SYMVERS: build each misuse fixture alone; each must
 # fail to compile with its expected error, for that reason only.
 rust_misuse() {
@@ -104,11 +113,8 @@ rust_misuse() {
 	for f in "$top"/tests/consumers/rust-misuse/*.rs; do
 		name=$(basename "$f" .rs)
 		want=$(sed -n 's#^// expect: \(E[0-9]\{4\}\)$#\1#p' "$f")
-		rm -rf "$d/$name"
-		mkdir -p "$d/$name"
+		rust_moddir "$d/$name" "$name"
 		cp "$f" "$d/$name/"
-		ln -s "$top/bindings" "$d/$name/bindings"
-		echo "obj-m += $name.o" > "$d/$name/Kbuild"
 		if [ -z "$want" ]; then
 			result "not ok - abi/consumers/$kver/rust-misuse/$name # no '// expect: Ennnn' line"
 		elif kbuild "$kver" "$d/$name" "$inc" "$sym" > "$d/$name/build.log" 2>&1; then
@@ -126,12 +132,9 @@ rust_misuse() {
 # readme_rust KVER DIR SYMVERS: README.md's Rust module builds, warning-free.
 readme_rust() {
 	local kver=$1 d=$2 sym=$3
-	rm -rf "$d"
-	mkdir -p "$d"
+	rust_moddir "$d" ring_example
 	sed -n '/^## Using dmaguard from Rust/,/^## /p' "$top/README.md" |
 		sed -n '/^```rust$/,/^```$/{/^```/d;p}' > "$d/ring_example.rs"
-	ln -s "$top/bindings" "$d/bindings"
-	echo "obj-m += ring_example.o" > "$d/Kbuild"
 	if ! grep -q 'module!' "$d/ring_example.rs"; then
 		result "not ok - abi/consumers/$kver/readme-rust # no module in README.md's Rust section"
 	elif kbuild "$kver" "$d" "$inc" "$sym" > "$d/build.log" 2>&1 &&

@@ -63,7 +63,7 @@ check-vm: vm-deps
 # installed them.
 run: deps vm-bins
 	@k="$${KVER:-$$(scripts/kernels.sh --distro)}"; \
-		KVER="$$k" DMAGUARD_TEST_HOOKS=1 scripts/build-modules.sh && \
+		$(MAKE) --no-print-directory modules-test KVER="$$k" && \
 		KVER="$$k" scripts/vm/run.sh
 
 vm-selftest: deps
