@@ -5,7 +5,8 @@
  * entry          a page-aligned range [start, last] of the cache's mm,
  *                pinned once per page (pages[]), read-only or writable,
  *                optionally DMA-mapped (map), with a refcount of the
- *                handles drivers hold and an interval notifier of its own.
+ *                handles drivers hold, an interval notifier of its own and
+ *                an id in the cache's xarray (ids) that handles name it by.
  * index          an interval tree (the kernel's interval_tree_generic.h)
  *                over the live entries. A get hits an entry that covers
  *                the range with enough permission: the entries containing
@@ -17,20 +18,39 @@
  *                first; eviction takes the tail. Entries in use are on no
  *                list and are never evicted.
  * dead           stale entries no handle holds, invalidated inside the
- *                notifier callback: released by the next get, put, reap
- *                or destroy, in process context.
+ *                notifier callback, which queues the platform's deferred
+ *                reap (a work item) to release them in process context;
+ *                a get, put or destroy that comes first releases them.
  *
  * Entry states: NEW while a miss pins it (not indexed; the notifier only
  * moves its sequence), LIVE once indexed, STALE once invalidated, evicted
  * or destroyed (not indexed; released at the last put, or from dead).
  *
+ * Lifetime: the cache is reference counted (ref): one reference is its
+ * creator's, dropped by dg_pin_cache_destroy(); one is held by every
+ * entry until the end of its release (its notifier is removed by then,
+ * so no callback can reach the cache through it); one by a queued reap.
+ * Whoever drops the last frees the cache, so a destroy racing the last
+ * puts, or a put racing another, never touches freed memory.
+ *
+ * Handles name their entry by a cookie (entry id and a serial number
+ * unique among all entries), never by a pointer: a put looks the id up
+ * in the cache's xarray and applies only to an entry of this cache, with
+ * that serial, held. Anything else (a foreign, stale or doubled handle)
+ * is reported once per cache, counted and refused.
+ *
  * Invalidation: the platform calls dg_pin_invalidate() from the mm's
- * notifier for every entry overlapping the range. It moves the entry's
- * notifier sequence, marks it stale and unlinks it from the index, under
- * the cache lock, and nothing more: no unpin, no unmap, no uncharge, no
- * notifier removal there. Events that leave the mapping as it is
- * (protection-only: NUMA hinting, mprotect) are ignored, or the cache
- * would empty on every NUMA scan.
+ * notifier for every entry overlapping the range. For an event that may
+ * change the pages mapped, it moves the entry's notifier sequence, marks
+ * it stale and unlinks it from the index, under the cache lock, and
+ * queues the reap when the entry is unused: no unpin, no unmap, no
+ * uncharge, no notifier removal there. A VMA protection change (mprotect,
+ * NUMA hinting) keeps the pages but may take a permission away: the entry
+ * is flagged and its next hit re-checks the range's VMAs (outside the
+ * lock) before serving it, dropping the entry when a fresh pin would
+ * fail. A write-protection that keeps the VMA (fork's copy-on-write
+ * setup: pinned anonymous pages are copied for the child, the parent's
+ * stay mapped and writable) changes nothing.
  *
  * A miss races invalidations the mmu_interval_read_begin()/read_retry()
  * way: the notifier is inserted first, the pages pinned outside the lock,
@@ -47,8 +67,9 @@
  *
  * Locking: c->lock (spinlock_t) guards the index, the lists, the states,
  * the refcounts and the counters. Nothing is pinned, mapped, charged,
- * allocated or freed under it. Lock order: the mm's (the notifier
- * callback runs under it) before c->lock.
+ * allocated or freed under it (the xarray's erase frees nothing the
+ * lock's holders could wait on). Lock order: the mm's (the notifier
+ * callback runs under it) before c->lock before the xarray's.
  */
 #include "pincache.h"
 
@@ -68,28 +89,39 @@ struct dg_pin_entry {
 	void *map;
 	unsigned long nr_pages;
 	unsigned long refs;		/* handles held */
+	u32 id;				/* in c->ids */
+	u32 serial;			/* unique among live entries */
 	u8 state;
 	bool write;
+	bool prot_changed;		/* VMA protection changed since checked */
+	unsigned long prot_gen;		/* moves at each protection event */
 	struct dg_pin_notifier notifier;
 };
 
 struct dg_pin_cache {
 	spinlock_t lock;		/* index, lists, states, refs, counters */
+	refcount_t ref;			/* creator, entries, a queued reap */
 	struct rb_root_cached index;
 	struct list_head lru;
 	struct list_head dead;
+	struct xarray ids;		/* id -> entry, until released */
 	u64 max_bytes;
 	u32 max_entries;
 	int node;
 	bool mapped;			/* entries are DMA-mapped for a device */
-	bool dying;			/* destroyed with handles held */
+	bool reap_queued;
+	bool bad_put_reported;
 	u64 bytes;			/* reserved or pinned, not released */
 	u32 nr_entries;			/* reserved or holding pins */
 	u32 nr_indexed;
 	u64 handles;
 	u64 hits, misses, invalidations, inval_ignored, evictions, retries;
+	u64 prot_checks, bad_puts;
 	struct dg_pin_plat plat;
 };
+
+/* Serial numbers of entries, for handle cookies; 0 is never one. */
+static atomic_t dg_pin_serial = ATOMIC_INIT(0);
 
 #define START(e)	((e)->start)
 #define LAST(e)		((e)->last)
@@ -117,6 +149,7 @@ void dg_pin_cache_check(struct dg_pin_cache *c)
 		dg_assert(e->last - e->start + 1 == e->nr_pages * DG_PAGE_SIZE);
 		/* idle entries are on the LRU, entries in use on no list */
 		dg_assert(!e->refs == !list_empty(&e->lru));
+		dg_assert(xa_load(&c->ids, e->id) == e);
 		indexed++;
 	}
 	list_for_each_entry(e, &c->lru, lru) {
@@ -125,6 +158,7 @@ void dg_pin_cache_check(struct dg_pin_cache *c)
 	}
 	list_for_each_entry(e, &c->dead, lru)
 		dg_assert(e->state == DG_PIN_STALE && !e->refs);
+	dg_assert(list_empty(&c->dead) || c->reap_queued);
 	dg_assert(indexed == c->nr_indexed);
 	dg_assert(idle <= indexed && indexed <= c->nr_entries);
 	dg_assert(!c->max_entries || c->nr_entries <= c->max_entries);
@@ -145,7 +179,7 @@ struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p)
 {
 	struct dg_pin_cache *c;
 
-	c = dg_kzalloc_node(sizeof(*c), GFP_KERNEL, p->node);
+	c = dg_kzalloc_node(sizeof(*c), GFP_KERNEL_ACCOUNT, p->node);
 	if (!c)
 		return NULL;
 	if (dg_pin_plat_init(&c->plat, p->mm, p->dev)) {
@@ -153,14 +187,38 @@ struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p)
 		return NULL;
 	}
 	spin_lock_init(&c->lock);
+	refcount_set(&c->ref, 1);
 	c->index = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&c->lru);
 	INIT_LIST_HEAD(&c->dead);
+	xa_init_flags(&c->ids, XA_FLAGS_ALLOC1);
 	c->max_bytes = p->max_bytes;
 	c->max_entries = p->max_entries;
 	c->node = p->node;
 	c->mapped = p->dev;
 	return c;
+}
+
+/* Drop a reference; the last frees the cache. Process context. */
+static void cache_put(struct dg_pin_cache *c)
+{
+	if (!refcount_dec_and_test(&c->ref))
+		return;
+	dg_assert(xa_empty(&c->ids));
+	xa_destroy(&c->ids);
+	dg_pin_plat_fini(&c->plat);
+	dg_kfree(c);
+}
+
+/* Have the platform release the dead list soon, in process context. */
+static void queue_reap(struct dg_pin_cache *c)
+	__must_hold(&c->lock)
+{
+	if (c->reap_queued)
+		return;
+	c->reap_queued = true;
+	refcount_inc(&c->ref);
+	dg_pin_plat_queue_reap(&c->plat);
 }
 
 /* Take a live entry out of the index for good; the caller owns it if idle. */
@@ -173,10 +231,14 @@ static void entry_unlink(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	e->state = DG_PIN_STALE;
 }
 
-/* An idle stale entry leaves the budgets: its releaser owns it now. */
+/*
+ * An idle stale entry leaves the budgets and the ids (no handle can name
+ * it any more): its releaser owns it now.
+ */
 static void entry_forget(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	__must_hold(&c->lock)
 {
+	xa_erase(&c->ids, e->id);
 	c->bytes -= e->nr_pages * DG_PAGE_SIZE;
 	c->nr_entries--;
 }
@@ -206,7 +268,8 @@ static void entry_unpin(struct dg_pin_cache *c, struct dg_pin_entry *e,
 /*
  * Release an entry nobody can reach any more: notifier first (it waits
  * for a callback running on the entry), then the DMA mapping, the pins,
- * the charge and the memory. Process context, no lock held.
+ * the charge, the memory and the entry's reference on the cache, which
+ * may be the last. Process context, no lock held.
  */
 static void entry_release(struct dg_pin_cache *c, struct dg_pin_entry *e)
 {
@@ -215,8 +278,10 @@ static void entry_release(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
 	dg_kvfree(e->pages);
 	dg_kfree(e);
+	cache_put(c);
 }
 
+/* Each entry holds a reference: @c may be gone once the last is released. */
 static void release_list(struct dg_pin_cache *c, struct list_head *list)
 {
 	struct dg_pin_entry *e, *tmp;
@@ -239,22 +304,26 @@ static void take_dead(struct dg_pin_cache *c, struct list_head *out)
 }
 
 /**
- * dg_pin_cache_reap() - release the entries invalidated while unused
- * @c: the cache
+ * dg_pin_reap_deferred() - release the entries invalidated while unused
+ * @plat: the platform state of the cache whose reap was queued
  *
- * Gets and puts do it too; for a platform that wants it done sooner (a
- * work item queued by the notifier glue).
+ * The platform's deferred reap (a work item in the kernel) calls it once
+ * per dg_pin_plat_queue_reap(); it drops the reference the queueing took,
+ * which may free a destroyed cache.
  *
  * Context: process context, may sleep; not from the notifier callback.
  */
-void dg_pin_cache_reap(struct dg_pin_cache *c)
+void dg_pin_reap_deferred(struct dg_pin_plat *plat)
 {
+	struct dg_pin_cache *c = container_of(plat, struct dg_pin_cache, plat);
 	LIST_HEAD(dead);
 
 	spin_lock(&c->lock);
+	c->reap_queued = false;
 	take_dead(c, &dead);
 	spin_unlock(&c->lock);
 	release_list(c, &dead);
+	cache_put(c);
 }
 
 /* A live entry covering [start, last] with the permission asked for. */
@@ -312,12 +381,70 @@ static void fill_handle(struct dg_pin_entry *e, unsigned long addr,
 {
 	unsigned long first = (addr - e->start) / DG_PAGE_SIZE;
 
-	h->entry = e;
+	h->cookie = (u64)e->serial << 32 | e->id;
 	h->pages = e->pages + first;
 	h->offset = addr & (DG_PAGE_SIZE - 1);
 	h->nr_pages = (h->offset + len + DG_PAGE_SIZE - 1) / DG_PAGE_SIZE;
 	h->map = e->map;
 	h->map_offset = addr - e->start;
+}
+
+/* A new handle on a live entry. */
+static void entry_hold(struct dg_pin_cache *c, struct dg_pin_entry *e)
+	__must_hold(&c->lock)
+{
+	if (!e->refs++)
+		list_del_init(&e->lru);
+	c->handles++;
+}
+
+/*
+ * A handle given back: the last one puts a live entry on the LRU, or a
+ * stale one on @out for release.
+ */
+static void entry_unhold(struct dg_pin_cache *c, struct dg_pin_entry *e,
+			 struct list_head *out)
+	__must_hold(&c->lock)
+{
+	c->handles--;
+	if (--e->refs)
+		return;
+	if (e->state == DG_PIN_LIVE) {
+		list_add(&e->lru, &c->lru);
+	} else {
+		entry_forget(c, e);
+		list_add(&e->lru, out);
+	}
+}
+
+/*
+ * A hit on an entry whose VMA protection changed since its last check:
+ * does its whole range still allow what it was pinned for (what a fresh
+ * pin would check)? The caller holds a handle on @e; the lock is dropped
+ * for the platform's check (it takes the mmap lock) and taken again.
+ * Return: true to serve the hit; false when @e was dropped from the index.
+ */
+static bool entry_recheck(struct dg_pin_cache *c, struct dg_pin_entry *e)
+	__must_hold(&c->lock)
+{
+	unsigned long gen = e->prot_gen;
+	bool ok;
+
+	c->prot_checks++;
+	spin_unlock(&c->lock);
+	ok = dg_pin_plat_allows(&c->plat, e->start, e->last, e->write);
+	spin_lock(&c->lock);
+	if (ok) {
+		/* a protection event while checking: check again next time */
+		if (e->prot_gen == gen)
+			e->prot_changed = false;
+		return true;
+	}
+	if (e->state == DG_PIN_LIVE) {
+		entry_unlink(c, e);
+		c->invalidations++;
+	}
+	return false;
 }
 
 /* Pin every page of @e, a batch a call; 0 or the platform's -errno. */
@@ -343,8 +470,9 @@ static int entry_pin(struct dg_pin_cache *c, struct dg_pin_entry *e)
 
 /*
  * Pin, map and index a new entry for [start, start + bytes). The budgets
- * are reserved already. Return: the entry, holding one reference, or an
- * ERR_PTR(); nothing is left pinned, charged or tracked on error.
+ * are reserved already. Return: the entry, holding one handle and a
+ * reference on the cache, or an ERR_PTR(); nothing is left pinned,
+ * charged, tracked or named on error.
  */
 static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 					 unsigned long start, u64 bytes,
@@ -354,7 +482,7 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	unsigned long seq;
 	int err, tries;
 
-	e = dg_kzalloc_node(sizeof(*e), GFP_KERNEL, c->node);
+	e = dg_kzalloc_node(sizeof(*e), GFP_KERNEL_ACCOUNT, c->node);
 	if (!e)
 		return ERR_PTR(-ENOMEM);
 	e->nr_pages = bytes / DG_PAGE_SIZE;
@@ -367,11 +495,18 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	e->write = write;
 	e->cache = c;
 	e->state = DG_PIN_NEW;
+	e->serial = (u32)atomic_inc_return(&dg_pin_serial);
+	if (!e->serial)		/* wrapped: 0 means "no handle" */
+		e->serial = (u32)atomic_inc_return(&dg_pin_serial);
 	INIT_LIST_HEAD(&e->lru);
 	RB_CLEAR_NODE(&e->rb);
-	err = dg_pin_plat_charge(&c->plat, e->nr_pages);
+	/* Named (unheld, so no put applies) from here to its release. */
+	err = xa_alloc(&c->ids, &e->id, e, xa_limit_32b, GFP_KERNEL_ACCOUNT);
 	if (err)
 		goto free;
+	err = dg_pin_plat_charge(&c->plat, e->nr_pages);
+	if (err)
+		goto erase;
 	err = dg_pin_plat_track(&c->plat, &e->notifier, start, bytes);
 	if (err)
 		goto uncharge;
@@ -400,9 +535,14 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 			goto untrack;
 		}
 	}
-	/* Under the lock, with the sequence unmoved: the pages are current. */
+	/*
+	 * Under the lock, with the sequence unmoved: the pages are current.
+	 * A protection event meanwhile left prot_changed set: the next hit
+	 * checks it.
+	 */
 	e->state = DG_PIN_LIVE;
 	e->refs = 1;
+	refcount_inc(&c->ref);
 	drop_covered(c, e, out);
 	pin_it_insert(e, &c->index);
 	c->nr_indexed++;
@@ -414,6 +554,8 @@ untrack:
 	dg_pin_plat_untrack(&e->notifier);
 uncharge:
 	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
+erase:
+	xa_erase(&c->ids, e->id);
 free:
 	dg_kvfree(e->pages);
 	dg_kfree(e);
@@ -430,8 +572,10 @@ free:
  * @h: filled in on success; give it back with dg_pin_put()
  *
  * A hit takes a reference on a live entry covering the range (cost
- * independent of its length); a miss pins the page-aligned range covering
- * it into a new entry. No pin is left behind on error.
+ * independent of its length; after a protection change of its range,
+ * the first hit re-checks the range's permission, as a pin would); a
+ * miss pins the page-aligned range covering it into a new entry. No pin
+ * is left behind on error.
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for @len 0, -EOVERFLOW for a range that wraps,
@@ -463,14 +607,16 @@ int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
 	take_dead(c, &out);
 	e = pin_lookup(c, start, end, write);
 	if (e) {
-		if (!e->refs++)
-			list_del_init(&e->lru);
-		c->handles++;
-		c->hits++;
-		spin_unlock(&c->lock);
-		release_list(c, &out);
-		fill_handle(e, addr, len, h);
-		return 0;
+		entry_hold(c, e);
+		if (likely(!e->prot_changed) || entry_recheck(c, e)) {
+			c->hits++;
+			spin_unlock(&c->lock);
+			release_list(c, &out);
+			fill_handle(e, addr, len, h);
+			return 0;
+		}
+		/* dropped: the miss below pins what is mapped now, or fails */
+		entry_unhold(c, e, &out);
 	}
 	c->misses++;
 	if (c->max_bytes && bytes > c->max_bytes) {
@@ -502,11 +648,15 @@ int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
 	return 0;
 }
 
-/* The last put of a destroyed cache frees it. */
-static void cache_free(struct dg_pin_cache *c)
+/* The entry a cookie names, if it is this cache's and held. */
+static struct dg_pin_entry *cookie_entry(struct dg_pin_cache *c, u64 cookie)
+	__must_hold(&c->lock)
 {
-	dg_pin_plat_fini(&c->plat);
-	dg_kfree(c);
+	struct dg_pin_entry *e = xa_load(&c->ids, (u32)cookie);
+
+	if (!e || e->serial != (u32)(cookie >> 32) || !e->refs)
+		return NULL;
+	return e;
 }
 
 /**
@@ -515,71 +665,86 @@ static void cache_free(struct dg_pin_cache *c)
  * @h: the handle; its pages may not be used after this
  *
  * The entry stays cached, unless it was invalidated or evicted while in
- * use: then the last put releases it (unmaps, unpins, uncharges).
+ * use: then the last put releases it (unmaps, unpins, uncharges). A
+ * handle this cache did not give out, or took back already (a copy put
+ * twice, a handle of a released entry, of another cache, garbage), is
+ * refused: reported once per cache, counted in the stats, never applied.
+ * The last put on a destroyed cache frees it.
  *
  * Context: process context, may sleep.
+ * Return: 0, or -EINVAL for a refused handle.
  */
-void dg_pin_put(struct dg_pin_cache *c, struct dg_pin_handle *h)
+int dg_pin_put(struct dg_pin_cache *c, struct dg_pin_handle *h)
 {
-	struct dg_pin_entry *e = h->entry;
-	bool release = false, last = false;
+	struct dg_pin_entry *e;
+	bool first = false;
 	LIST_HEAD(out);
 
 	spin_lock(&c->lock);
-	dg_assert(e->refs && c->handles);
-	c->handles--;
-	if (!--e->refs) {
-		if (e->state == DG_PIN_LIVE) {
-			list_add(&e->lru, &c->lru);
-		} else {
-			entry_forget(c, e);
-			release = true;
-		}
+	e = cookie_entry(c, h->cookie);
+	if (unlikely(!e)) {
+		c->bad_puts++;
+		first = !c->bad_put_reported;
+		c->bad_put_reported = true;
+		spin_unlock(&c->lock);
+		/* a refused put cannot be the last: @c is the caller's */
+		if (first)
+			dg_err(c->plat.dev, "pin cache: put of a handle it does not hold (%#llx): refused",
+			       (unsigned long long)h->cookie);
+		return -EINVAL;
 	}
+	entry_unhold(c, e, &out);
 	take_dead(c, &out);
-	last = c->dying && !c->handles;
 	spin_unlock(&c->lock);
-	h->entry = NULL;
+	h->cookie = 0;
+	/* @c may be freed by the last release of a destroyed cache. */
 	release_list(c, &out);
-	if (release)
-		entry_release(c, e);
-	if (last)
-		cache_free(c);
+	return 0;
 }
 
 /**
  * dg_pin_invalidate() - the mm's notifier says an entry's range changes
  * @n: the entry's notifier
  * @cur_seq: the sequence the notifier moves to
- * @mapping_unchanged: a protection-only event (NUMA hinting, mprotect):
- *	the pinned pages stay the ones mapped, so it is ignored
+ * @event: what the change may do to the entry, see enum dg_pin_event
  *
- * Marks the entry stale and takes it out of the index; an unused one goes
- * to the dead list, a used one is released at its last put. Nothing is
- * unpinned, unmapped or uncharged here.
+ * For %DG_PIN_EV_UNMAP, marks the entry stale and takes it out of the
+ * index; an unused one goes to the dead list and the deferred reap is
+ * queued, a used one is released at its last put. %DG_PIN_EV_PROT flags
+ * the entry for a permission check at its next hit; %DG_PIN_EV_WRPROTECT
+ * changes nothing. Nothing is unpinned, unmapped or uncharged here.
  *
  * Context: the notifier callback: under the mm's notifier locks, may not
- * sleep; takes the cache lock.
+ * sleep; takes the cache lock. The entry holds a reference on the cache
+ * until its notifier is removed.
  * Return: true (the callback never needs to block).
  */
 bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
-		       bool mapping_unchanged)
+		       enum dg_pin_event event)
 {
 	struct dg_pin_entry *e = container_of(n, struct dg_pin_entry, notifier);
 	struct dg_pin_cache *c = e->cache;
 
 	spin_lock(&c->lock);
-	if (mapping_unchanged) {
+	switch (event) {
+	case DG_PIN_EV_WRPROTECT:
 		c->inval_ignored++;
-		spin_unlock(&c->lock);
-		return true;
-	}
-	dg_pin_plat_set_seq(n, cur_seq);
-	if (e->state == DG_PIN_LIVE) {
+		break;
+	case DG_PIN_EV_PROT:
+		c->inval_ignored++;
+		e->prot_changed = true;
+		e->prot_gen++;
+		break;
+	default:
+		dg_pin_plat_set_seq(n, cur_seq);
+		if (e->state != DG_PIN_LIVE)
+			break;
 		entry_unlink(c, e);
 		c->invalidations++;
-		if (!e->refs)
+		if (!e->refs) {
 			list_move(&e->lru, &c->dead);
+			queue_reap(c);
+		}
 	}
 	spin_unlock(&c->lock);
 	return true;
@@ -619,11 +784,11 @@ unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr)
  *
  * Entries no handle holds are released now. Entries still in use (a
  * driver bug, reported) stay pinned and mapped until their last
- * dg_pin_put(), which releases them; the put of the very last handle
- * frees the cache. No get may follow.
+ * dg_pin_put(), which releases them; the cache is freed when the last of
+ * its entries is released and a queued reap has run. No get may follow.
  *
  * Context: process context, may sleep.
- * Return: the number of handles still held (0: the cache is gone).
+ * Return: the number of handles still held (0: no entry is left).
  */
 unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
 {
@@ -642,15 +807,13 @@ unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
 	}
 	take_dead(c, &out);
 	held = c->handles;
-	c->dying = held;
 	spin_unlock(&c->lock);
+	/* The creator's reference keeps @c until the end of this function. */
 	release_list(c, &out);
-	if (!held) {
-		cache_free(c);
-		return 0;
-	}
-	dg_err(c->plat.dev, "pin cache destroyed with %lu handles held; released at their last put",
-	       held);
+	if (held)
+		dg_err(c->plat.dev, "pin cache destroyed with %lu handles held; released at their last put",
+		       held);
+	cache_put(c);
 	return held;
 }
 
@@ -659,7 +822,9 @@ unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
  * @c: the cache
  * @st: filled in
  *
- * Context: any context but hard interrupt; takes the cache lock.
+ * Context: process context: the cache lock is a plain spinlock, taken
+ * by gets, puts and the notifier without disabling interrupts or bottom
+ * halves, so no interrupt or softirq handler may take it.
  */
 void dg_pin_get_stats(struct dg_pin_cache *c, struct dg_pin_stats *st)
 {
@@ -670,6 +835,8 @@ void dg_pin_get_stats(struct dg_pin_cache *c, struct dg_pin_stats *st)
 	st->inval_ignored = c->inval_ignored;
 	st->evictions = c->evictions;
 	st->retries = c->retries;
+	st->prot_checks = c->prot_checks;
+	st->bad_puts = c->bad_puts;
 	st->pinned_bytes = c->bytes;
 	st->entries = c->nr_entries;
 	st->entries_indexed = c->nr_indexed;

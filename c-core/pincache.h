@@ -8,7 +8,8 @@
  * miss that pins the page-aligned range (one pin per page per entry) and
  * indexes it. Invalidations of the address space (the mm's notifier) make
  * entries stale: no later get returns them, and their pins are dropped
- * when the last handle is put, always in process context, never inside
+ * at once by a deferred reap (a work item in the kernel) when unused, or
+ * at the last put when held; always in process context, never inside
  * the invalidation callback.
  *
  * Plain C over dg_platform.h and dg_pin_plat.h (the platform's pin,
@@ -42,9 +43,26 @@ struct dg_pin_params {
 	int node;
 };
 
+/*
+ * What a notifier event may have changed, for dg_pin_invalidate():
+ * UNMAP     the pages mapped may change (munmap, mremap, MADV_DONTNEED,
+ *           a copy-on-write break, migration...): the entries go stale;
+ * PROT      a VMA's protection changed (mprotect, NUMA hinting): the same
+ *           pages stay mapped; the next hit re-checks the permission;
+ * WRPROTECT PTEs write-protected under an unchanged VMA (fork's
+ *           copy-on-write setup, writeback's mkclean, soft-dirty): the
+ *           same pages stay mapped with the same permission; a later
+ *           page replacement sends an UNMAP event of its own.
+ */
+enum dg_pin_event {
+	DG_PIN_EV_UNMAP,
+	DG_PIN_EV_PROT,
+	DG_PIN_EV_WRPROTECT,
+};
+
 /**
  * struct dg_pin_handle - one get of a range, as the driver holds it
- * @entry: the entry, for dg_pin_put()
+ * @cookie: names the entry for dg_pin_put(), which validates it (0: none)
  * @pages: the entry's page pointers from the page holding the first byte
  * @nr_pages: pages covering the range asked for
  * @offset: of the first byte in @pages[0]
@@ -52,7 +70,7 @@ struct dg_pin_params {
  * @map_offset: byte offset of the first byte asked for within @map
  */
 struct dg_pin_handle {
-	struct dg_pin_entry *entry;
+	u64 cookie;
 	void **pages;
 	unsigned long nr_pages;
 	unsigned int offset;
@@ -64,7 +82,9 @@ struct dg_pin_stats {
 	u64 hits;
 	u64 misses;		/* gets that found no entry, failed ones too */
 	u64 invalidations;	/* entries made stale by the notifier */
-	u64 inval_ignored;	/* mapping-unchanged events, ignored */
+	u64 inval_ignored;	/* events that left the mapping as it was */
+	u64 prot_checks;	/* hits that re-checked a changed protection */
+	u64 bad_puts;		/* puts of handles not held: refused */
 	u64 evictions;		/* entries dropped for the budgets */
 	u64 retries;		/* misses redone for a racing invalidation */
 	u64 pinned_bytes;	/* now: every entry not yet released */
@@ -80,11 +100,11 @@ struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p);
 unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c);
 int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
 	       bool write, struct dg_pin_handle *h);
-void dg_pin_put(struct dg_pin_cache *c, struct dg_pin_handle *h);
+int dg_pin_put(struct dg_pin_cache *c, struct dg_pin_handle *h);
 bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
-		       bool mapping_unchanged);
+		       enum dg_pin_event event);
+void dg_pin_reap_deferred(struct dg_pin_plat *plat);
 unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr);
-void dg_pin_cache_reap(struct dg_pin_cache *c);
 void dg_pin_get_stats(struct dg_pin_cache *c, struct dg_pin_stats *st);
 struct dg_pin_plat *dg_pin_cache_plat(struct dg_pin_cache *c);
 

@@ -75,7 +75,8 @@ void dg_pin_handle_out(struct dmaguard_pin *caller,
 	memset(&pin, 0, sizeof(pin));
 	pin.sz = caller->sz;
 	pin.offset = h->offset;
-	pin.priv = h->entry;
+	/* 64-bit kernels only (dmaguard's Kconfig world): a cookie fits. */
+	pin.priv = (void *)(uintptr_t)h->cookie;
 	pin.pages = (struct page **)h->pages;
 	pin.nr_pages = h->nr_pages;
 	pin.sgt = h->map;
@@ -85,21 +86,23 @@ void dg_pin_handle_out(struct dmaguard_pin *caller,
 }
 
 /**
- * dg_pin_handle_entry() - the core's entry behind a caller's handle
+ * dg_pin_handle_cookie() - the core's cookie in a caller's handle
  * @caller: a handle filled by dg_pin_handle_out(), or anything else
  *
- * Return: the entry, or NULL for a NULL, too small or already put handle;
+ * The core validates the cookie; this only reads it.
+ *
+ * Return: the cookie, or 0 for a NULL, too small or already put handle;
  * the handle is marked put.
  */
-void *dg_pin_handle_entry(struct dmaguard_pin *caller)
+u64 dg_pin_handle_cookie(struct dmaguard_pin *caller)
 {
-	void *e;
+	u64 cookie;
 
 	if (!caller || caller->sz < DMAGUARD_PIN_SIZE_VER0)
-		return NULL;
-	e = caller->priv;
+		return 0;
+	cookie = (uintptr_t)caller->priv;
 	caller->priv = NULL;
-	return e;
+	return cookie;
 }
 
 /**

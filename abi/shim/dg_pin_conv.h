@@ -14,7 +14,7 @@ int dg_pin_opts_parse(const struct dmaguard_pin_opts *caller, int node,
 int dg_pin_handle_check(const struct dmaguard_pin *caller);
 void dg_pin_handle_out(struct dmaguard_pin *caller,
 		       const struct dg_pin_handle *h);
-void *dg_pin_handle_entry(struct dmaguard_pin *caller);
+u64 dg_pin_handle_cookie(struct dmaguard_pin *caller);
 int dg_pin_stats_out(struct dmaguard_pin_stats *caller,
 		     const struct dg_pin_stats *cs);
 

@@ -89,11 +89,12 @@ DG_EXPORT(dmaguard_pin_get);
 
 void dmaguard_pin_put(struct dmaguard_pin_cache *c, struct dmaguard_pin *pin)
 {
-	struct dg_pin_handle h = { .entry = dg_pin_handle_entry(pin) };
+	struct dg_pin_handle h = { .cookie = dg_pin_handle_cookie(pin) };
 
-	if (!c || !h.entry)
+	if (!c || !h.cookie)
 		return;
 	might_sleep();
+	/* A handle the cache does not hold is reported and counted there. */
 	dg_pin_put(to_core(c), &h);
 }
 DG_EXPORT(dmaguard_pin_put);

@@ -5,11 +5,11 @@
  *
  *   - bad input: -EINVAL for length 0, -EOVERFLOW when the range or its
  *     last page wraps, -E2BIG when its pages exceed the byte budget;
- *   - otherwise a success needs every page mapped (a hit may serve a
- *     range mprotect()ed since: the mapping did not change); a range
- *     not accessible (readable, or writable for a write get) may fail
- *     with -EFAULT, any range with the injected errno, or for the
- *     budgets or the limit;
+ *   - otherwise a success needs every page accessible as asked (readable,
+ *     or writable for a write get), as a fresh pin would: a hit after an
+ *     mprotect() re-checks; a range not accessible may fail with
+ *     -EFAULT, any range with the injected errno, or for the budgets or
+ *     the limit;
  *   - -ENOSPC only while handles are held, -ENOMEM only under a limit
  *     (or failure injection);
  *   - the handles held, each with the mm sequence at its get: while the
@@ -63,14 +63,9 @@ static inline int model_input_errno(const struct pin_model *m,
 	return 1;
 }
 
-/*
- * Can every page of the range be pinned now, as asked? With !@prot, is
- * every page merely mapped: a hit may serve a range whose protection
- * changed since it was pinned (protection-only events keep the entry,
- * and its pins stay what they were, as a long-term pin does).
- */
+/* Can every page of the range be pinned now, as asked? */
 static inline bool model_accessible(struct dg_user_mm *mm, unsigned long addr,
-				    size_t len, bool write, bool prot)
+				    size_t len, bool write)
 {
 	unsigned long p, first, last;
 
@@ -81,8 +76,7 @@ static inline bool model_accessible(struct dg_user_mm *mm, unsigned long addr,
 	if (last >= mm->nr_pages)
 		return false;
 	for (p = first; p <= last; p++)
-		if (prot ? mm->pt[p].prot < (write ? DG_PROT_RW : DG_PROT_READ) :
-		    !mm->pt[p].frame)
+		if (mm->pt[p].prot < (write ? DG_PROT_RW : DG_PROT_READ))
 			return false;
 	return true;
 }

@@ -117,6 +117,19 @@ struct pt_decoy_read {
 	__u8 data[PT_DATA];	/* out: what the device read */
 };
 
+/*
+ * PT_IOC_DESTROY_RACE: @rounds rounds, each on a cache of its own (not the
+ * file's): destroy racing the last put (a work item puts on another CPU),
+ * then two last puts racing each other after a destroy. The user range
+ * [addr, addr + len) (len >= 4 pages) gives the entries; KASAN and
+ * slub_debug watch.
+ */
+struct pt_race {
+	__u64 addr, len;	/* in */
+	__u32 rounds, pad;	/* in */
+	__u64 held;		/* out: destroys that saw the handle held */
+};
+
 #define PT_IOC_CREATE	_IOW('D', 0x40, struct pt_create)
 #define PT_IOC_GET	_IOWR('D', 0x41, struct pt_get)
 #define PT_IOC_PUT	_IOW('D', 0x42, __u32)
@@ -130,5 +143,11 @@ struct pt_decoy_read {
 #define PT_IOC_BENCH	_IOWR('D', 0x48, struct pt_bench)
 #define PT_IOC_DECOY_REGISTER	_IOWR('D', 0x49, struct pt_decoy_reg)
 #define PT_IOC_DECOY_READ	_IOWR('D', 0x4a, struct pt_decoy_read)
+/*
+ * Give a slot's handle back, then put a copy of it (the same handle
+ * twice) and a forged one: the cache must refuse both.
+ */
+#define PT_IOC_BAD_PUT	_IOW('D', 0x4b, __u32)
+#define PT_IOC_DESTROY_RACE	_IOWR('D', 0x4c, struct pt_race)
 
 #endif /* _DMAGUARD_PIN_TEST_H */

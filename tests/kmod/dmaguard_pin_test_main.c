@@ -32,6 +32,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include "dg_test_dev.h"
 #include "dmaguard_pin_test.h"
 #include "dmaguard_pin_decoy.h"
@@ -470,6 +471,125 @@ static int pt_stats(struct pt_file *f, void __user *arg)
 	return copy_to_user(arg, &out, sizeof(out)) ? -EFAULT : 0;
 }
 
+/* A slot's handle put, then its copy and a forged one (both refused). */
+static int pt_bad_put(struct pt_file *f, void __user *arg)
+{
+	struct dmaguard_pin copy, forged;
+	u32 slot;
+
+	if (get_user(slot, (u32 __user *)arg) || slot >= PT_SLOTS ||
+	    !f->used[slot])
+		return -EINVAL;
+	copy = f->slot[slot];
+	forged = copy;
+	forged.priv = (void *)((uintptr_t)forged.priv ^ (1ull << 40));
+	dmaguard_pin_put(f->cache, &f->slot[slot]);
+	f->used[slot] = false;
+	dmaguard_pin_put(f->cache, &copy);
+	dmaguard_pin_put(f->cache, &forged);
+	return 0;
+}
+
+struct pt_race_put {
+	struct work_struct work;
+	struct dmaguard_pin_cache *cache;
+	struct dmaguard_pin *pin;
+};
+
+static void pt_race_put_fn(struct work_struct *work)
+{
+	struct pt_race_put *r = container_of(work, struct pt_race_put, work);
+
+	dmaguard_pin_put(r->cache, r->pin);
+}
+
+/* One round of each race of PT_IOC_DESTROY_RACE; the handle count seen. */
+static int pt_race_round(struct pt_race *in, unsigned long *held)
+{
+	struct dmaguard_pin_opts opts = { .sz = sizeof(opts) };
+	struct dmaguard_pin pin[2], idle;
+	struct pt_race_put put[2];
+	struct dmaguard_pin_cache *c;
+	u64 half = in->len / 2, i;
+	int ret, k;
+
+	c = dmaguard_pin_cache_create(pt_dev.dev, &opts);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	memset(pin, 0, sizeof(pin));
+	pin[0].sz = sizeof(pin[0]);
+	pin[1].sz = sizeof(pin[1]);
+	ret = dmaguard_pin_get(c, in->addr, half, true, &pin[0]);
+	/* idle entries: work for destroy after it unlocks */
+	for (i = 0; !ret && i + PAGE_SIZE <= half; i += PAGE_SIZE) {
+		memset(&idle, 0, sizeof(idle));
+		idle.sz = sizeof(idle);
+		ret = dmaguard_pin_get(c, in->addr + half + i, PAGE_SIZE,
+				       false, &idle);
+		if (!ret)
+			dmaguard_pin_put(c, &idle);
+	}
+	if (ret) {
+		dmaguard_pin_put(c, &pin[0]);
+		dmaguard_pin_cache_destroy(c);
+		return ret;
+	}
+	put[0].cache = c;
+	put[0].pin = &pin[0];
+	INIT_WORK_ONSTACK(&put[0].work, pt_race_put_fn);
+	queue_work(system_unbound_wq, &put[0].work);
+	*held += dmaguard_pin_cache_destroy(c);
+	flush_work(&put[0].work);
+	destroy_work_on_stack(&put[0].work);
+
+	c = dmaguard_pin_cache_create(pt_dev.dev, &opts);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	memset(pin, 0, sizeof(pin));
+	for (k = 0; k < 2; k++) {
+		pin[k].sz = sizeof(pin[k]);
+		ret = dmaguard_pin_get(c, in->addr + k * half, half, k, &pin[k]);
+		if (ret) {
+			if (k)
+				dmaguard_pin_put(c, &pin[0]);
+			dmaguard_pin_cache_destroy(c);
+			return ret;
+		}
+	}
+	if (dmaguard_pin_cache_destroy(c) != 2)
+		return -EBADE;
+	for (k = 0; k < 2; k++) {
+		put[k].cache = c;
+		put[k].pin = &pin[k];
+		INIT_WORK_ONSTACK(&put[k].work, pt_race_put_fn);
+		queue_work(system_unbound_wq, &put[k].work);
+	}
+	for (k = 0; k < 2; k++) {
+		flush_work(&put[k].work);
+		destroy_work_on_stack(&put[k].work);
+	}
+	return 0;
+}
+
+static int pt_destroy_race(void __user *arg)
+{
+	unsigned long held = 0;
+	struct pt_race in;
+	u32 r;
+	int ret = 0;
+
+	if (copy_from_user(&in, arg, sizeof(in)))
+		return -EFAULT;
+	if (in.len < 4 * PAGE_SIZE || in.len > 64 * PAGE_SIZE)
+		return -EINVAL;
+	for (r = 0; r < in.rounds && !ret; r++)
+		ret = pt_race_round(&in, &held);
+	in.held = held;
+	if (copy_to_user(arg, &in, sizeof(in)))
+		return -EFAULT;
+	return ret;
+}
+
 static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct pt_file *f = file->private_data;
@@ -496,6 +616,12 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			f->used[slot] = false;
 			ret = 0;
 		}
+		break;
+	case PT_IOC_BAD_PUT:
+		ret = f->cache ? pt_bad_put(f, uarg) : -ENOENT;
+		break;
+	case PT_IOC_DESTROY_RACE:
+		ret = pt_destroy_race(uarg);
 		break;
 	case PT_IOC_PUT_ALL:
 		ret = 0;

@@ -8,10 +8,10 @@
  */
 #include "dg_pin_test.h"
 
-static struct dg_pin_entry *get_put(unsigned long page, unsigned long n)
+static u64 get_put(unsigned long page, unsigned long n)
 {
 	struct dg_pin_handle h = dgp_get(dgp_va(page, 0), n * PG, false);
-	struct dg_pin_entry *e = h.entry;
+	u64 e = h.cookie;
 
 	dg_pin_put(dgp.c, &h);
 	return e;

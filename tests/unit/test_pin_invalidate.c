@@ -3,8 +3,10 @@
  * Pin cache invalidation through the simulated mm's notifiers: after
  * munmap, a remap at the same address or MADV_DONTNEED no get returns the
  * old entry, and a new get sees the new pages and their data; an entry
- * invalidated while a handle holds it stays pinned until the last put;
- * protection-only events (NUMA hinting, mprotect) keep the cache; an
+ * invalidated while a handle holds it stays pinned until the last put,
+ * one invalidated while unused is released by the deferred reap the
+ * notifier queues, with no further cache call; NUMA hinting and fork
+ * keep the cache, mprotect gives what a fresh pin would (both ways); an
  * invalidation racing a miss makes it pin again.
  */
 #include "dg_pin_test.h"
@@ -75,7 +77,7 @@ static void remap_while_held(void **state)
 	dgp_stamp(30, 3, 7);
 	assert_int_equal(dgp.mm->frames_live, frames + 3);	/* old ones pinned */
 	b = dgp_get(dgp_va(30, 0), 3 * PG, true);
-	assert_ptr_not_equal(b.entry, a.entry);
+	assert_int_not_equal(b.cookie, a.cookie);
 	dgp_assert_current(&b, dgp_va(30, 0));
 	dgp_assert_stamp(&b, 30, 7);
 	dgp_assert_stamp(&a, 30, 1);		/* the old pages, still pinned */
@@ -99,26 +101,89 @@ static void dontneed(void **state)
 	dg_pin_put(dgp.c, &h);
 }
 
-/* NUMA hinting and mprotect: the mapping is unchanged, the entry stays. */
-static void protection_only_keeps(void **state)
+/* NUMA hinting and fork's write-protection: the entry stays and serves. */
+static void numa_and_fork_keep(void **state)
 {
 	struct dg_pin_handle h;
-	struct dg_pin_entry *e;
 	struct dg_pin_stats st;
+	u64 e;
 
 	h = dgp_get(dgp_va(50, 0), 8 * PG, true);
-	e = h.entry;
+	e = h.cookie;
 	dg_pin_put(dgp.c, &h);
 	dg_user_mm_numa_hint(dgp.mm, dgp_va(0, 0), DGP_PAGES * PG);
-	assert_int_equal(dg_user_mm_protect(dgp.mm, dgp_va(52, 0), PG,
-					    DG_PROT_READ), 0);
+	dg_user_mm_fork(dgp.mm, dgp_va(0, 0), DGP_PAGES * PG);
 	h = dgp_get(dgp_va(50, 0), 8 * PG, true);
-	assert_ptr_equal(h.entry, e);
+	assert_int_equal(h.cookie, e);
+	dgp_assert_current(&h, dgp_va(50, 0));
 	st = dgp_stats();
 	assert_int_equal(st.hits, 1);
 	assert_int_equal(st.invalidations, 0);
 	assert_int_equal(st.inval_ignored, 2);
+	assert_int_equal(st.prot_checks, 1);	/* NUMA: one check, passed */
 	dg_pin_put(dgp.c, &h);
+	/* checked once: the next hit is a plain one */
+	h = dgp_get(dgp_va(50, 0), PG, true);
+	assert_int_equal(dgp_stats().prot_checks, 1);
+	dg_pin_put(dgp.c, &h);
+}
+
+/*
+ * mprotect(PROT_READ) under a cached writable entry: a get for write
+ * fails as a fresh pin would (-EFAULT), a get for read still works;
+ * mprotect(PROT_READ | PROT_WRITE) again: a get for write works.
+ */
+static void mprotect_both_ways(void **state)
+{
+	struct dg_pin_handle h, r;
+	struct dg_pin_stats st;
+
+	h = dgp_get(dgp_va(50, 0), 8 * PG, true);
+	dg_pin_put(dgp.c, &h);
+	assert_int_equal(dg_user_mm_protect(dgp.mm, dgp_va(52, 0), PG,
+					    DG_PROT_READ), 0);
+	assert_int_equal(dg_pin_get(dgp.c, dgp_va(50, 0), 8 * PG, true, &h),
+			 -EFAULT);
+	assert_int_equal(dg_pin_get(dgp.c, dgp_va(52, 0), PG, true, &h),
+			 -EFAULT);
+	st = dgp_stats();
+	assert_int_equal(st.hits, 0);
+	assert_int_equal(st.invalidations, 1);	/* the write entry went */
+	assert_int_equal(dgp_pins(50), 0);
+	assert_int_equal(dgp.mm->pinned_vm, 0);
+	r = dgp_get(dgp_va(50, 0), 8 * PG, false);	/* reading is allowed */
+	dgp_assert_current(&r, dgp_va(50, 0));
+
+	assert_int_equal(dg_user_mm_protect(dgp.mm, dgp_va(50, 0), 8 * PG,
+					    DG_PROT_RW), 0);
+	h = dgp_get(dgp_va(52, 0), PG, true);
+	dgp_assert_current(&h, dgp_va(52, 0));
+	dg_pin_put(dgp.c, &h);
+	dg_pin_put(dgp.c, &r);
+	/* a read entry and PROT_NONE: a read hit fails as a pin would */
+	assert_int_equal(dg_user_mm_protect(dgp.mm, dgp_va(50, 0), 8 * PG,
+					    DG_PROT_NONE), 0);
+	assert_int_equal(dg_pin_get(dgp.c, dgp_va(51, 0), PG, false, &h),
+			 -EFAULT);
+	assert_int_equal(dgp_pins(51), 0);
+}
+
+/* mprotect under a held entry: dropped for new gets, pinned until put. */
+static void mprotect_while_held(void **state)
+{
+	struct dg_pin_handle h, w;
+
+	h = dgp_get(dgp_va(60, 0), 4 * PG, true);
+	assert_int_equal(dg_user_mm_protect(dgp.mm, dgp_va(60, 0), 4 * PG,
+					    DG_PROT_READ), 0);
+	/* held: the entry is dropped from the index, pinned until put */
+	assert_int_equal(dg_pin_get(dgp.c, dgp_va(60, 0), PG, true, &w),
+			 -EFAULT);
+	assert_int_equal(dgp_pins(60), 1);
+	((struct dg_user_frame *)h.pages[0])->data[7] = 1;	/* DMA goes on */
+	dg_pin_put(dgp.c, &h);
+	assert_int_equal(dgp_pins(60), 0);
+	assert_int_equal(dgp.mm->pinned_vm, 0);
 }
 
 /* Outside an entry's range: the entry does not hear of it. */
@@ -148,7 +213,7 @@ static void remap_hook(struct dg_user_mm *mm, void *arg)
 		mm->seq += 2;
 		list_for_each_entry_safe(n, tmp, &mm->notifiers, link)
 			if (n->start <= dgp_va(70, PG - 1) && dgp_va(70, 0) <= n->last)
-				dg_pin_invalidate(n, mm->seq, false);
+				dg_pin_invalidate(n, mm->seq, DG_PIN_EV_UNMAP);
 		mm->pt[first].frame->mapped = false;
 		if (!mm->pt[first].frame->pins) {
 			free(mm->pt[first].frame);
@@ -196,22 +261,48 @@ static void race_gives_up(void **state)
 	assert_int_equal(dgp_stats().pinned_bytes, 0);
 }
 
-/* Explicit reap releases entries invalidated while unused. */
-static void reap(void **state)
+/*
+ * An entry invalidated while unused is released by the reap the notifier
+ * queued, with no further call of the cache: a process that unmaps gets
+ * its pins and its locked-memory charge back at once.
+ */
+static void munmap_releases_without_calls(void **state)
+{
+	struct dg_pin_handle h;
+
+	h = dgp_get(dgp_va(80, 0), 64 * PG, true);
+	dg_pin_put(dgp.c, &h);
+	h = dgp_get(dgp_va(150, 0), 4 * PG, false);
+	dg_pin_put(dgp.c, &h);
+	assert_int_equal(dgp.mm->pins_live, 68);
+	assert_int_equal(dg_user_work_pending(), 0);
+	assert_int_equal(dg_user_mm_unmap(dgp.mm, dgp_va(80, 0), 64 * PG), 0);
+	assert_int_equal(dg_user_mm_unmap(dgp.mm, dgp_va(150, 0), PG), 0);
+	/* the callback only marked them and queued one reap for the cache */
+	assert_int_equal(dg_user_work_pending(), 1);
+	assert_int_equal(dgp.mm->pins_live, 68);
+	assert_int_equal(dg_user_run_work(), 1);
+	assert_int_equal(dgp.mm->pins_live, 0);
+	assert_int_equal(dgp.mm->pinned_vm, 0);
+	assert_int_equal(dgp_stats().entries, 0);
+	assert_int_equal(dgp_stats().pinned_bytes, 0);
+}
+
+/* A reap still queued when the cache is destroyed: the reap frees it. */
+static void reap_outlives_destroy(void **state)
 {
 	struct dg_pin_handle h;
 
 	h = dgp_get(dgp_va(80, 0), 4 * PG, false);
 	dg_pin_put(dgp.c, &h);
 	assert_int_equal(dg_user_mm_unmap(dgp.mm, dgp_va(80, 0), PG), 0);
-	/* the callback only marked it: still pinned */
-	assert_int_equal(dgp.mm->pins_live, 4);
-	assert_int_equal(dgp.mm->pinned_vm, 4);
-	assert_int_equal(dgp_stats().entries, 1);
-	dg_pin_cache_reap(dgp.c);
-	assert_int_equal(dgp.mm->pins_live, 0);
-	assert_int_equal(dgp.mm->pinned_vm, 0);
-	assert_int_equal(dgp_stats().entries, 0);
+	assert_int_equal(dg_user_work_pending(), 1);
+	assert_int_equal(dg_pin_cache_destroy(dgp.c), 0);
+	dgp.c = NULL;
+	assert_int_equal(dgp.mm->pins_live, 0);	/* destroy released it */
+	assert_int_not_equal(dg_user_count.meta_live, dgp.meta_base);
+	assert_int_equal(dg_user_run_work(), 1);	/* frees the cache */
+	assert_int_equal(dg_user_count.meta_live, dgp.meta_base);
 }
 
 int main(void)
@@ -221,11 +312,14 @@ int main(void)
 		DGP_TEST(unmap_while_held),
 		DGP_TEST(remap_while_held),
 		DGP_TEST(dontneed),
-		DGP_TEST(protection_only_keeps),
+		DGP_TEST(numa_and_fork_keep),
+		DGP_TEST(mprotect_both_ways),
+		DGP_TEST(mprotect_while_held),
 		DGP_TEST(unrelated_change),
 		DGP_TEST(race_with_miss),
 		DGP_TEST(race_gives_up),
-		DGP_TEST(reap),
+		DGP_TEST(munmap_releases_without_calls),
+		DGP_TEST(reap_outlives_destroy),
 	};
 
 	return cmocka_run_group_tests_name("pin_invalidate", tests, NULL, NULL);

@@ -12,6 +12,9 @@
 #include <linux/limits.h>
 #include <linux/mmu_notifier.h>
 #include <linux/interval_tree_generic.h>
+#include <linux/refcount.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 struct dg_pin_cache;
 
@@ -19,9 +22,9 @@ struct dg_pin_cache;
 #define DG_PIN_BATCH		512
 
 /*
- * Per cache: the mm (mmgrab()ed), the device entries are mapped for, and
- * the cache's place in the registry of live caches (debugfs), which
- * dg_pin_plat_fini() leaves.
+ * Per cache: the mm (mmgrab()ed), the device entries are mapped for, the
+ * cache's place in the registry of live caches (debugfs), which
+ * dg_pin_plat_fini() leaves, and its deferred reap.
  */
 struct dg_pin_plat {
 	struct mm_struct *mm;
@@ -29,7 +32,11 @@ struct dg_pin_plat {
 	struct list_head registry;
 	struct dg_pin_cache *cache;
 	pid_t tgid;
+	struct work_struct reap_work;
 };
+
+/* The workqueue of deferred reaps (main.c); destroyed, so drained, at exit. */
+extern struct workqueue_struct *dg_pin_wq;
 
 /* The registry of live caches (main.c), for debugfs. */
 void dg_pin_registry_add(struct dg_pin_plat *plat, struct dg_pin_cache *c);
@@ -41,9 +48,12 @@ struct dg_pin_notifier {
 };
 
 /*
- * Take a reference on @mm (mmgrab), @dev (get_device) and this module
- * (the notifier callbacks are its text). Process context, may sleep. 0 or
- * -errno.
+ * Take a reference on @mm (mmgrab), @dev (get_device) and this module:
+ * a cache outlives the calls of the driver that made it (its notifier
+ * callbacks, a queued reap, a cache leaked by a driver that unloaded),
+ * and each of those runs this module's text; the driver's symbol
+ * dependency covers only the driver's own lifetime. Process context, may
+ * sleep. 0 or -errno.
  */
 int dg_pin_plat_init(struct dg_pin_plat *plat, void *mm, void *dev);
 /* Drop them. Process context, may sleep. */
@@ -51,9 +61,8 @@ void dg_pin_plat_fini(struct dg_pin_plat *plat);
 
 /*
  * mmu_interval_notifier_insert() over [start, start + len), its callback
- * calling dg_pin_invalidate(n, cur_seq, range->event ==
- * MMU_NOTIFY_PROTECTION_VMA). Process context, no lock held, may sleep.
- * 0 or -errno (-ENOMEM).
+ * calling dg_pin_invalidate() with the event's kind (dg_pin_event).
+ * Process context, no lock held, may sleep. 0 or -errno (-ENOMEM).
  */
 int dg_pin_plat_track(struct dg_pin_plat *plat, struct dg_pin_notifier *n,
 		      unsigned long start, unsigned long len);
@@ -84,6 +93,23 @@ static inline void dg_pin_plat_set_seq(struct dg_pin_notifier *n,
 {
 	mmu_interval_set_seq(&n->mni, cur_seq);
 }
+
+/*
+ * Queue the cache's deferred reap (dg_pin_reap_deferred() from a work
+ * item of dg_pin_wq). From the notifier callback, under the cache lock.
+ */
+static inline void dg_pin_plat_queue_reap(struct dg_pin_plat *plat)
+{
+	queue_work(dg_pin_wq, &plat->reap_work);
+}
+
+/*
+ * Do the VMAs over [start, last] still allow what a pin for reading (or
+ * writing) needs, as pin_user_pages would check them? Takes the mmap
+ * lock for reading: process context, in a task of the cache's mm.
+ */
+bool dg_pin_plat_allows(struct dg_pin_plat *plat, unsigned long start,
+			unsigned long last, bool write);
 
 /*
  * Charge @nr_pages to mm->pinned_vm against RLIMIT_MEMLOCK unless
@@ -121,7 +147,7 @@ void dg_pin_plat_unmap(struct dg_pin_plat *plat, void *cookie,
 /* The page pointer array of an entry (no kvcalloc_node() before 6.10). */
 static inline void *dg_kvcalloc(size_t n, size_t size, int node)
 {
-	return kvcalloc(n, size, GFP_KERNEL);
+	return kvcalloc(n, size, GFP_KERNEL_ACCOUNT);
 }
 
 #define dg_kvfree(p)			kvfree(p)

@@ -184,15 +184,16 @@ static int dg_pin_caches_show(struct seq_file *m, void *v)
 	struct dg_pin_plat *plat;
 	struct dg_pin_stats st;
 
-	seq_puts(m, "tgid device entries entries_indexed pinned_bytes handles hits misses invalidations inval_ignored evictions retries\n");
+	seq_puts(m, "tgid device entries entries_indexed pinned_bytes handles hits misses invalidations inval_ignored evictions retries prot_checks bad_puts\n");
 	mutex_lock(&dg_pin_caches_lock);
 	list_for_each_entry(plat, &dg_pin_caches, registry) {
 		dg_pin_get_stats(plat->cache, &st);
-		seq_printf(m, "%d %s %u %u %llu %llu %llu %llu %llu %llu %llu %llu\n",
+		seq_printf(m, "%d %s %u %u %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
 			   plat->tgid, plat->dev ? dev_name(plat->dev) : "-",
 			   st.entries, st.entries_indexed, st.pinned_bytes,
 			   st.handles, st.hits, st.misses, st.invalidations,
-			   st.inval_ignored, st.evictions, st.retries);
+			   st.inval_ignored, st.evictions, st.retries,
+			   st.prot_checks, st.bad_puts);
 	}
 	mutex_unlock(&dg_pin_caches_lock);
 	return 0;
@@ -207,8 +208,14 @@ static int dg_chunk_bytes_get(void *data, u64 *val)
 DEFINE_DEBUGFS_ATTRIBUTE(dg_chunk_bytes_fops, dg_chunk_bytes_get, NULL,
 			 "%llu\n");
 
+struct workqueue_struct *dg_pin_wq;
+
 static int __init dg_init(void)
 {
+	/* Reaps give pinned memory back: they must run under memory pressure. */
+	dg_pin_wq = alloc_workqueue("dmaguard_pin", WQ_MEM_RECLAIM, 0);
+	if (!dg_pin_wq)
+		return -ENOMEM;
 	dg_debugfs = debugfs_create_dir("dmaguard", NULL);
 	debugfs_create_file("pools", 0444, dg_debugfs, NULL, &dg_pools_fops);
 	debugfs_create_file("chunk_bytes", 0444, dg_debugfs, NULL,
@@ -227,6 +234,8 @@ static void __exit dg_exit(void)
 	WARN_ON(!list_empty(&dg_pools));
 	/* Each pin cache holds a module reference until it is freed. */
 	WARN_ON(!list_empty(&dg_pin_caches));
+	/* Waits for a reap still returning from the put that freed its cache. */
+	destroy_workqueue(dg_pin_wq);
 	pr_info("unloaded\n");
 }
 

@@ -24,11 +24,18 @@
 #include "pincache.h"
 #include "dg_kernel.h"
 
+static void dg_pin_reap_workfn(struct work_struct *work)
+{
+	dg_pin_reap_deferred(container_of(work, struct dg_pin_plat,
+					  reap_work));
+}
+
 int dg_pin_plat_init(struct dg_pin_plat *plat, void *mm, void *dev)
 {
 	plat->mm = mm;
 	plat->dev = dev;
 	INIT_LIST_HEAD(&plat->registry);
+	INIT_WORK(&plat->reap_work, dg_pin_reap_workfn);
 	plat->cache = NULL;
 	mmgrab(plat->mm);
 	if (plat->dev)
@@ -53,9 +60,20 @@ static bool dg_pin_invalidate_cb(struct mmu_interval_notifier *mni,
 {
 	struct dg_pin_notifier *n = container_of(mni, struct dg_pin_notifier,
 						 mni);
+	enum dg_pin_event ev;
 
-	return dg_pin_invalidate(n, cur_seq,
-				 range->event == MMU_NOTIFY_PROTECTION_VMA);
+	switch (range->event) {
+	case MMU_NOTIFY_PROTECTION_VMA:		/* mprotect, NUMA hinting */
+		ev = DG_PIN_EV_PROT;
+		break;
+	case MMU_NOTIFY_PROTECTION_PAGE:	/* fork's COW setup, mkclean */
+	case MMU_NOTIFY_SOFT_DIRTY:
+		ev = DG_PIN_EV_WRPROTECT;
+		break;
+	default:
+		ev = DG_PIN_EV_UNMAP;
+	}
+	return dg_pin_invalidate(n, cur_seq, ev);
 }
 
 static const struct mmu_interval_notifier_ops dg_pin_mni_ops = {
@@ -74,6 +92,29 @@ int dg_pin_plat_track(struct dg_pin_plat *plat, struct dg_pin_notifier *n,
 					   &dg_pin_mni_ops);
 	mmput(plat->mm);
 	return ret;
+}
+
+bool dg_pin_plat_allows(struct dg_pin_plat *plat, unsigned long start,
+			unsigned long last, bool write)
+{
+	vm_flags_t need = write ? VM_WRITE : VM_READ;
+	struct mm_struct *mm = plat->mm;
+	struct vm_area_struct *vma;
+	unsigned long addr = start;
+	VMA_ITERATOR(vmi, mm, start);
+
+	mmap_read_lock(mm);
+	for_each_vma_range(vmi, vma, last + 1) {
+		/* a hole, or a VMA pin_user_pages refuses */
+		if (vma->vm_start > addr || !(vma->vm_flags & need) ||
+		    (vma->vm_flags & (VM_IO | VM_PFNMAP)))
+			break;
+		addr = vma->vm_end;
+		if (addr > last)
+			break;
+	}
+	mmap_read_unlock(mm);
+	return addr > last;
 }
 
 int dg_pin_plat_charge(struct dg_pin_plat *plat, unsigned long nr_pages)
@@ -124,7 +165,7 @@ int dg_pin_plat_map(struct dg_pin_plat *plat, void **pages,
 	struct sg_table *sgt;
 	int ret;
 
-	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL_ACCOUNT);
 	if (!sgt)
 		return -ENOMEM;
 	/* Merges only physically contiguous pages, up to the device's limit. */
@@ -132,7 +173,7 @@ int dg_pin_plat_map(struct dg_pin_plat *plat, void **pages,
 						nr_pages, 0,
 						nr_pages << PAGE_SHIFT,
 						seg ? seg : PAGE_SIZE,
-						GFP_KERNEL);
+						GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto free;
 	ret = dma_map_sgtable(plat->dev, sgt, dg_pin_dir(write), 0);

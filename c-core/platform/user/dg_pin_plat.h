@@ -16,8 +16,51 @@
 #include <linux/err.h>
 #include <linux/rbtree.h>
 #include <linux/interval_tree_generic.h>
+#include "dg_user_xarray.h"
 
 struct dg_user_mm;
+
+/*
+ * <linux/refcount.h> and the atomic_t calls the pin cache makes, over
+ * the compiler's atomics (tools/include's atomic.h clashes with the
+ * bitops of dg_platform.h). A refcount that would go below zero aborts,
+ * where the kernel's saturates and warns.
+ */
+typedef struct {
+	int refs;
+} refcount_t;
+
+static inline void refcount_set(refcount_t *r, int n)
+{
+	__atomic_store_n(&r->refs, n, __ATOMIC_RELAXED);
+}
+
+static inline void refcount_inc(refcount_t *r)
+{
+	if (__atomic_fetch_add(&r->refs, 1, __ATOMIC_RELAXED) <= 0)
+		abort();	/* increment on 0: use after free */
+}
+
+static inline bool refcount_dec_and_test(refcount_t *r)
+{
+	int old = __atomic_fetch_sub(&r->refs, 1, __ATOMIC_ACQ_REL);
+
+	if (old <= 0)
+		abort();
+	return old == 1;
+}
+
+#ifndef ATOMIC_INIT
+#define ATOMIC_INIT(i)		{ (i) }
+#endif
+
+static inline int atomic_inc_return(atomic_t *v)
+{
+	return __atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
+}
+
+/* Userspace has no memory cgroups: an accounted allocation is a plain one. */
+#define GFP_KERNEL_ACCOUNT	GFP_KERNEL
 
 /* Pages per pin call: small here, so that tests cross batch edges. */
 #define DG_PIN_BATCH		8
@@ -30,6 +73,7 @@ struct dg_pin_plat {
 	struct dg_user_mm *mm;
 	void *dev;
 	pid_t tgid;
+	struct list_head reap_link;	/* on the queue of deferred reaps */
 };
 
 /*
@@ -66,6 +110,15 @@ static inline void dg_pin_plat_set_seq(struct dg_pin_notifier *n,
 {
 	__atomic_store_n(&n->seq, cur_seq, __ATOMIC_RELAXED);
 }
+
+/*
+ * The deferred reap: queued on a process-wide list that
+ * dg_user_run_work() (dg_user_mm.h) runs, as a kernel worker would.
+ */
+void dg_pin_plat_queue_reap(struct dg_pin_plat *plat);
+/* Does the page table allow [start, last] for reading, or writing? */
+bool dg_pin_plat_allows(struct dg_pin_plat *plat, unsigned long start,
+			unsigned long last, bool write);
 
 int dg_pin_plat_charge(struct dg_pin_plat *plat, unsigned long nr_pages);
 void dg_pin_plat_uncharge(struct dg_pin_plat *plat, unsigned long nr_pages);

@@ -233,7 +233,9 @@ static inline void dg_report_bad_free(void *dev, bool first, const char *pool,
 			(unsigned long long)dma, why);
 }
 
+/* @dev is read as the kernel's dev_err() reads it (use-after-free checks). */
 #define dg_err(dev, fmt, ...) do { \
+	(void)*(void * volatile *)&(dev); \
 	dg_user_reports_err++; \
 	if (dg_user_verbose) \
 		fprintf(stderr, "dmaguard: " fmt "\n", ##__VA_ARGS__); \

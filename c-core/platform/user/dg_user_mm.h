@@ -7,8 +7,10 @@
  * count; an unmapped frame lives on while pinned. Every change of the
  * page table first calls the notifiers it overlaps, under the mm lock
  * (the kernel's mmu_interval_notifier: invalidate before the PTEs
- * change), with a new sequence number; protection-only changes are
- * reported as "mapping unchanged" (MMU_NOTIFY_PROTECTION_VMA).
+ * change), with a new sequence number; protection changes are reported
+ * as the kernel reports them: mprotect and NUMA hinting as
+ * MMU_NOTIFY_PROTECTION_VMA, fork's write-protection of a copy-on-write
+ * range as MMU_NOTIFY_PROTECTION_PAGE (dg_pin_event).
  */
 #ifndef _DMAGUARD_USER_MM_H
 #define _DMAGUARD_USER_MM_H
@@ -57,6 +59,9 @@ struct dg_user_mm {
 	/* called (mm lock held) at each pin call, for race tests */
 	void (*pin_hook)(struct dg_user_mm *mm, void *arg);
 	void *pin_hook_arg;
+	/* called (no lock held) at each unpin call, for lifetime tests */
+	void (*unpin_hook)(struct dg_user_mm *mm, void *arg);
+	void *unpin_hook_arg;
 };
 
 /* A DMA mapping cookie of the simulated device. */
@@ -80,6 +85,19 @@ int dg_user_mm_protect(struct dg_user_mm *mm, unsigned long addr, size_t len,
 /* NUMA hinting: nothing changes, the notifiers hear a protection event. */
 void dg_user_mm_numa_hint(struct dg_user_mm *mm, unsigned long addr,
 			  size_t len);
+/*
+ * fork() of a copy-on-write range: the parent's pinned pages stay mapped
+ * and writable (the child gets copies), the notifiers hear a PTE
+ * write-protection event.
+ */
+void dg_user_mm_fork(struct dg_user_mm *mm, unsigned long addr, size_t len);
+/*
+ * Run the deferred work queued so far (pin caches' reaps), as the
+ * kernel's workqueue would: returns how many items ran.
+ */
+unsigned int dg_user_run_work(void);
+/* Items queued and not run yet. */
+unsigned int dg_user_work_pending(void);
 /* MADV_DONTNEED: the frames go, zeroed ones come in their place. */
 int dg_user_mm_dontneed(struct dg_user_mm *mm, unsigned long addr,
 			size_t len);

@@ -95,31 +95,31 @@ static bool mm_range(struct dg_user_mm *mm, unsigned long addr, size_t len,
 
 /* The notifier round of one change, before it is applied. mm->lock held. */
 static void mm_invalidate(struct dg_user_mm *mm, unsigned long first,
-			  unsigned long end, bool unchanged)
+			  unsigned long end, enum dg_pin_event ev)
 {
 	unsigned long start = dg_user_mm_addr(first);
 	unsigned long last = dg_user_mm_addr(end) - 1;
 	struct dg_pin_notifier *n, *tmp;
 
 	/* The kernel's is odd while in progress; unique here. */
-	if (unchanged)
+	if (ev != DG_PIN_EV_UNMAP)
 		mm->unchanged_events++;
 	else
 		mm->seq += 2;
 	list_for_each_entry_safe(n, tmp, &mm->notifiers, link)
 		if (n->start <= last && start <= n->last)
-			dg_pin_invalidate(n, mm->seq, unchanged);
+			dg_pin_invalidate(n, mm->seq, ev);
 }
 
 static int mm_change(struct dg_user_mm *mm, unsigned long addr, size_t len,
-		     int prot, bool fresh, bool unchanged)
+		     int prot, bool fresh, enum dg_pin_event ev)
 {
 	unsigned long first, end, i;
 
 	if (!mm_range(mm, addr, len, &first, &end))
 		return -EINVAL;
 	pthread_mutex_lock(&mm->lock);
-	mm_invalidate(mm, first, end, unchanged);
+	mm_invalidate(mm, first, end, ev);
 	for (i = first; i < end; i++) {
 		struct dg_user_pte *pte = &mm->pt[i];
 		int p = prot < 0 ? pte->prot : prot;	/* -1: keep it */
@@ -140,37 +140,49 @@ static int mm_change(struct dg_user_mm *mm, unsigned long addr, size_t len,
 int dg_user_mm_map(struct dg_user_mm *mm, unsigned long addr, size_t len,
 		   enum dg_user_prot prot)
 {
-	return mm_change(mm, addr, len, prot, true, false);
+	return mm_change(mm, addr, len, prot, true, DG_PIN_EV_UNMAP);
 }
 
 int dg_user_mm_unmap(struct dg_user_mm *mm, unsigned long addr, size_t len)
 {
-	return mm_change(mm, addr, len, DG_UNMAPPED, true, false);
+	return mm_change(mm, addr, len, DG_UNMAPPED, true, DG_PIN_EV_UNMAP);
 }
 
 int dg_user_mm_protect(struct dg_user_mm *mm, unsigned long addr, size_t len,
 		       enum dg_user_prot prot)
 {
-	return mm_change(mm, addr, len, prot, false, true);
+	return mm_change(mm, addr, len, prot, false, DG_PIN_EV_PROT);
 }
 
-void dg_user_mm_numa_hint(struct dg_user_mm *mm, unsigned long addr,
-			  size_t len)
+/* A notifier round that changes no PTE. */
+static void mm_event(struct dg_user_mm *mm, unsigned long addr, size_t len,
+		     enum dg_pin_event ev)
 {
 	unsigned long first, end;
 
 	if (!mm_range(mm, addr, len, &first, &end))
 		return;
 	pthread_mutex_lock(&mm->lock);
-	mm_invalidate(mm, first, end, true);
+	mm_invalidate(mm, first, end, ev);
 	pthread_mutex_unlock(&mm->lock);
+}
+
+void dg_user_mm_numa_hint(struct dg_user_mm *mm, unsigned long addr,
+			  size_t len)
+{
+	mm_event(mm, addr, len, DG_PIN_EV_PROT);
+}
+
+void dg_user_mm_fork(struct dg_user_mm *mm, unsigned long addr, size_t len)
+{
+	mm_event(mm, addr, len, DG_PIN_EV_WRPROTECT);
 }
 
 int dg_user_mm_dontneed(struct dg_user_mm *mm, unsigned long addr,
 			size_t len)
 {
 	/* -1: each page keeps its protection, gets a fresh frame */
-	return mm_change(mm, addr, len, -1, true, false);
+	return mm_change(mm, addr, len, -1, true, DG_PIN_EV_UNMAP);
 }
 
 static int mm_access(struct dg_user_mm *mm, unsigned long addr, void *buf,
@@ -293,6 +305,67 @@ unsigned long dg_pin_plat_read_begin(struct dg_pin_notifier *n)
 	return seq;
 }
 
+/* Deferred reaps: the process's one "workqueue". */
+static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
+static LIST_HEAD(work_queue);
+static unsigned int work_pending;
+
+/* Called under the cache lock (as queue_work() may be): never blocks long. */
+void dg_pin_plat_queue_reap(struct dg_pin_plat *plat)
+{
+	pthread_mutex_lock(&work_lock);
+	list_add_tail(&plat->reap_link, &work_queue);
+	work_pending++;
+	pthread_mutex_unlock(&work_lock);
+}
+
+unsigned int dg_user_run_work(void)
+{
+	struct dg_pin_plat *plat;
+	unsigned int n = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&work_lock);
+		plat = list_first_entry_or_null(&work_queue, struct dg_pin_plat,
+						reap_link);
+		if (plat) {
+			list_del(&plat->reap_link);
+			work_pending--;
+		}
+		pthread_mutex_unlock(&work_lock);
+		if (!plat)
+			return n;
+		dg_pin_reap_deferred(plat);
+		n++;
+	}
+}
+
+unsigned int dg_user_work_pending(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&work_lock);
+	n = work_pending;
+	pthread_mutex_unlock(&work_lock);
+	return n;
+}
+
+bool dg_pin_plat_allows(struct dg_pin_plat *plat, unsigned long start,
+			unsigned long last, bool write)
+{
+	struct dg_user_mm *mm = plat->mm;
+	unsigned long first, end, i;
+	bool ok = true;
+
+	if (!mm_range(mm, start, last - start + 1, &first, &end))
+		return false;
+	pthread_mutex_lock(&mm->lock);
+	for (i = first; i < end && ok; i++)
+		ok = mm->pt[i].prot >= (write ? DG_PROT_RW : DG_PROT_READ);
+	pthread_mutex_unlock(&mm->lock);
+	return ok;
+}
+
 int dg_pin_plat_charge(struct dg_pin_plat *plat, unsigned long nr_pages)
 {
 	struct dg_user_mm *mm = plat->mm;
@@ -370,6 +443,8 @@ void dg_pin_plat_unpin(struct dg_pin_plat *plat, void **pages,
 	struct dg_user_mm *mm = plat->mm;
 	unsigned long i;
 
+	if (mm->unpin_hook)
+		mm->unpin_hook(mm, mm->unpin_hook_arg);
 	pthread_mutex_lock(&mm->lock);
 	for (i = 0; i < nr_pages; i++) {
 		struct dg_user_frame *f = pages[i];

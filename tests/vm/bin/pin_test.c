@@ -24,7 +24,7 @@
 
 #define PAGE		4096UL
 #define DEV		"/dev/dmaguard_pin_test"
-#define NR_CASES	14
+#define NR_CASES	17
 
 static unsigned int ktap_n;
 static int case_ok;
@@ -376,12 +376,17 @@ static void case_dontneed(int fd)
 	result("madv_dontneed");
 }
 
-/* After fork, what the parent writes is what its pinned pages hold. */
+/*
+ * After fork, what the parent writes is what its pinned pages hold, and
+ * the child's writes never reach them; the fork's write-protection of
+ * the parent's range does not empty the cache: both gets after it hit.
+ */
 static void case_fork(int fd)
 {
 	size_t len = 8 * PAGE;
 	char *p = map_anon(len), *r = map_anon(len);
 	struct pt_get g, gr;
+	struct pt_stats st0, st;
 	int status;
 	pid_t pid;
 
@@ -393,6 +398,7 @@ static void case_fork(int fd)
 	CHECK(!pin_get(fd, r, len, 0, &gr), "get read-only");
 	pin_put(fd, g.slot);
 	pin_put(fd, gr.slot);
+	st0 = stats(fd);
 	pid = fork();
 	if (!pid) {
 		fill(p, len, 11);
@@ -406,6 +412,13 @@ static void case_fork(int fd)
 	CHECK(same_data(fd, g.slot, p, len, 1), "parent's writes");
 	CHECK(!pin_get(fd, r, len, 0, &gr), "get read-only after fork");
 	CHECK(same_data(fd, gr.slot, r, len, 1), "parent's writes (ro)");
+	st = stats(fd);
+	diag("fork: hits +%llu, invalidations +%llu, ignored +%llu",
+	     (unsigned long long)(st.hits - st0.hits),
+	     (unsigned long long)(st.invalidations - st0.invalidations),
+	     (unsigned long long)(st.inval_ignored - st0.inval_ignored));
+	CHECK(st.hits == st0.hits + 2, "fork emptied the cache");
+	CHECK(st.invalidations == st0.invalidations, "fork invalidated");
 	pin_put(fd, g.slot);
 	pin_put(fd, gr.slot);
 	munmap(p, len);
@@ -439,31 +452,156 @@ static void case_inval_held(int fd)
 	result("invalidate_while_held");
 }
 
-/* mprotect (a protection-only change) keeps the entry. */
+/*
+ * mprotect: a get gives what a fresh pin would. PROT_READ under a cached
+ * writable entry: a get for write fails (-EFAULT), one for read works;
+ * read-write again: a get for write works; PROT_NONE: a read fails.
+ */
 static void case_protection(int fd)
 {
 	size_t len = 4 * PAGE;
 	char *p = map_anon(len);
 	struct pt_get g;
-	struct pt_stats st0, st;
 
 	case_ok = 1;
 	fill(p, len, 16);
-	CHECK(!pin_get(fd, p, len, 0, &g), "get");
+	CHECK(!pin_get(fd, p, len, 1, &g), "get");
 	pin_put(fd, g.slot);
-	st0 = stats(fd);
 	CHECK(!mprotect(p, len, PROT_READ), "mprotect ro");
+	CHECK(pin_get(fd, p, len, 1, &g) == -EFAULT,
+	      "get for write of a read-only range did not fail");
+	CHECK(pin_get(fd, p + PAGE, PAGE, 1, &g) == -EFAULT,
+	      "sub-range get for write did not fail");
+	CHECK(!pin_get(fd, p, len, 0, &g), "get for read");
+	CHECK(same_data(fd, g.slot, p, len, 1), "read-only pages");
+	pin_put(fd, g.slot);
 	CHECK(!mprotect(p, len, PROT_READ | PROT_WRITE), "mprotect rw");
-	st = stats(fd);
-	diag("mprotect: invalidations +%llu, ignored +%llu",
-	     (unsigned long long)(st.invalidations - st0.invalidations),
-	     (unsigned long long)(st.inval_ignored - st0.inval_ignored));
-	CHECK(st.invalidations == st0.invalidations, "mprotect invalidated");
-	CHECK(!pin_get(fd, p, len, 0, &g), "get");
-	CHECK(stats(fd).hits == st.hits + 1, "not a hit after mprotect");
+	CHECK(!pin_get(fd, p, len, 1, &g), "get for write after rw");
+	fill(p, len, 17);
+	CHECK(same_data(fd, g.slot, p, len, 1), "writable pages");
+	pin_put(fd, g.slot);
+	CHECK(!mprotect(p, len, PROT_NONE), "mprotect none");
+	CHECK(pin_get(fd, p, len, 0, &g) == -EFAULT,
+	      "get for read of a PROT_NONE range did not fail");
+	munmap(p, len);
+	result("mprotect_as_a_pin");
+}
+
+/*
+ * A process that unmaps what the cache holds unused gets its pins and
+ * its locked-memory charge back within a second, with no further call
+ * into the driver: 64 MiB pinned and put, then munmap, then only reads
+ * of /proc.
+ */
+static void case_munmap_prompt(int fd)
+{
+	size_t len = 64UL << 20;
+	char *p = map_anon(len);
+	long pins0 = net_pins(), kb0 = vm_pin_kb(), pins = 0, kb = 0;
+	struct pt_get g;
+	int i;
+
+	case_ok = 1;
+	CHECK(p, "mmap 64 MiB");
+	if (!p) {
+		result("munmap_released_promptly");
+		return;
+	}
+	memset(p, 0x5a, len);
+	CHECK(!pin_get(fd, p, len, 1, &g), "get 64 MiB");
+	pin_put(fd, g.slot);
+	CHECK(vm_pin_kb() == kb0 + (long)(len >> 10), "VmPin %ld kB, want %ld",
+	      vm_pin_kb(), kb0 + (long)(len >> 10));
+	munmap(p, len);
+	for (i = 0; i < 100; i++) {
+		pins = net_pins();
+		kb = vm_pin_kb();
+		if (pins == pins0 && kb == kb0)
+			break;
+		usleep(10000);
+	}
+	diag("munmap: pins back after %d ms (%ld left), VmPin %ld kB (was %ld)",
+	     i * 10, pins - pins0, kb, kb0);
+	CHECK(pins == pins0, "%ld pins still held 1 s after munmap",
+	      pins - pins0);
+	CHECK(kb == kb0, "VmPin %ld kB 1 s after munmap, was %ld", kb, kb0);
+	result("munmap_released_promptly");
+}
+
+/* bad_puts of this process's cache in debugfs, or -1. */
+static long debugfs_bad_puts(int pid)
+{
+	FILE *f = fopen("/sys/kernel/debug/dmaguard/pin_caches", "r");
+	unsigned long long v[12];
+	long found = -1;
+	char line[512], dev[64];
+	int tgid;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &tgid, dev, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+			   &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]) == 14 &&
+		    tgid == pid)
+			found = (long)v[11];
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * The same handle put twice, and a forged one: both refused (counted in
+ * debugfs, reported once in the log); the entry stays cached, unharmed.
+ */
+static void case_bad_put(int fd)
+{
+	size_t len = 2 * PAGE;
+	char *p = map_anon(len);
+	long bad0 = debugfs_bad_puts(getpid());
+	struct pt_stats st0;
+	struct pt_get g;
+	__u32 slot;
+
+	case_ok = 1;
+	fill(p, len, 18);
+	CHECK(!pin_get(fd, p, len, 1, &g), "get");
+	slot = g.slot;
+	CHECK(!ioctl(fd, PT_IOC_BAD_PUT, &slot), "bad put ioctl: %s",
+	      strerror(errno));
+	CHECK(debugfs_bad_puts(getpid()) == bad0 + 2, "bad_puts %ld, want %ld",
+	      debugfs_bad_puts(getpid()), bad0 + 2);
+	st0 = stats(fd);
+	CHECK(st0.handles == 0, "handles %llu",
+	      (unsigned long long)st0.handles);
+	/* still cached, with the same pages */
+	CHECK(!pin_get(fd, p, len, 1, &g), "get again");
+	CHECK(stats(fd).hits == st0.hits + 1, "not a hit after bad puts");
+	CHECK(same_data(fd, g.slot, p, len, 1), "pages after bad puts");
 	pin_put(fd, g.slot);
 	munmap(p, len);
-	result("protection_only_kept");
+	result("bad_put_refused");
+}
+
+/* Destroy racing the last puts, from work items on another CPU. */
+static void case_destroy_race(void)
+{
+	size_t len = 16 * PAGE;
+	char *p = map_anon(len);
+	struct pt_race r = { .addr = (unsigned long)p, .len = len,
+			     .rounds = 200 };
+	int fd = dev_open(0, 0);
+
+	case_ok = 1;
+	CHECK(fd >= 0, "open");
+	fill(p, len, 19);
+	if (fd >= 0) {
+		CHECK(!ioctl(fd, PT_IOC_DESTROY_RACE, &r), "race: %s",
+		      strerror(errno));
+		diag("destroy race: %u rounds, destroy saw the handle held %llu times",
+		     r.rounds, (unsigned long long)r.held);
+		close(fd);
+	}
+	munmap(p, len);
+	result("destroy_races_last_puts");
 }
 
 static void case_bad_input(int fd)
@@ -812,11 +950,14 @@ int main(void)
 	case_fork(fd);
 	case_inval_held(fd);
 	case_protection(fd);
+	case_munmap_prompt(fd);
+	case_bad_put(fd);
 	case_bad_input(fd);
 	case_budget();
 	case_rlimit();
 	case_exit_live();
 	case_destroy_held();
+	case_destroy_race();
 	case_thp(fd);
 	case_teardown(fd);
 	return failed ? 1 : 0;

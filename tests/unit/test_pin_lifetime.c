@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pin cache lifetime: a destroy racing the last puts, two last puts
+ * racing each other, and a destroy racing puts, invalidations and the
+ * deferred reap all at once, never touch freed memory (ASan here, TSan in
+ * test_pin_lifetime-tsan) and leave nothing pinned, charged or allocated.
+ * Puts of handles the cache does not hold (a copy put twice, a handle of
+ * a released entry or of another cache, garbage) are refused, counted
+ * and reported once per cache, and change nothing.
+ */
+#include <pthread.h>
+#include "dg_pin_test.h"
+
+#ifndef ROUNDS
+#define ROUNDS		300
+#endif
+
+static pthread_barrier_t go;
+
+struct racer {
+	struct dg_pin_handle *h;
+	unsigned int nr;
+	unsigned long held;	/* what destroy said */
+};
+
+static void *put_all(void *arg)
+{
+	struct racer *r = arg;
+	unsigned int i;
+
+	pthread_barrier_wait(&go);
+	for (i = 0; i < r->nr; i++)
+		assert_int_equal(dg_pin_put(dgp.c, &r->h[i]), 0);
+	return NULL;
+}
+
+static void *destroy(void *arg)
+{
+	struct racer *r = arg;
+
+	pthread_barrier_wait(&go);
+	r->held = dg_pin_cache_destroy(dgp.c);
+	return NULL;
+}
+
+/* Idle entries give destroy something to release after it unlocks. */
+static void fill_idle(unsigned long first, unsigned long n)
+{
+	struct dg_pin_handle h;
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		h = dgp_get(dgp_va(first + 2 * i, 0), 2 * PG, i & 1);
+		dg_pin_put(dgp.c, &h);
+	}
+}
+
+/* The end of one round: the cache is gone, nothing is left. */
+static void round_done(void)
+{
+	dg_user_run_work();
+	dgp.c = NULL;
+	assert_int_equal(dgp.mm->pins_live, 0);
+	assert_int_equal(dgp.mm->pinned_vm, 0);
+	assert_int_equal(dgp.mm->notifiers_live, 0);
+	assert_int_equal(dg_user_count.meta_live, dgp.meta_base);
+	dgp.c = dgp_cache(0, 0, NULL);
+	assert_non_null(dgp.c);
+}
+
+/* The last put, run from inside a release of the cache's (one shot). */
+static struct dg_pin_handle *put_in_release;
+
+static void put_hook(struct dg_user_mm *mm, void *arg)
+{
+	struct dg_pin_handle *h = put_in_release;
+
+	if (!h)
+		return;
+	put_in_release = NULL;
+	dg_pin_put(dgp.c, h);
+}
+
+/*
+ * Deterministically: the last put lands while destroy is still releasing
+ * the idle entries (at its first unpin), then while another last put is
+ * still releasing its entry.
+ */
+static void last_put_inside_release(void **state)
+{
+	struct dg_pin_handle a, b;
+	struct dg_pin_cache *c = dgp.c;
+
+	dgp.mm->unpin_hook = put_hook;
+	a = dgp_get(dgp_va(100, 0), 4 * PG, true);
+	fill_idle(0, 8);
+	put_in_release = &a;
+	assert_int_equal(dg_pin_cache_destroy(c), 1);
+	assert_null(put_in_release);		/* the put ran inside */
+	round_done();
+
+	a = dgp_get(dgp_va(100, 0), 4 * PG, true);
+	b = dgp_get(dgp_va(120, 0), 4 * PG, false);
+	assert_int_equal(dg_pin_cache_destroy(dgp.c), 2);
+	put_in_release = &b;
+	dg_pin_put(dgp.c, &a);			/* b's put runs inside a's */
+	assert_null(put_in_release);
+	dgp.mm->unpin_hook = NULL;
+	round_done();
+}
+
+/* destroy on one thread, the last put on another: whoever ends frees. */
+static void destroy_races_last_put(void **state)
+{
+	struct dg_pin_handle h;
+	struct racer d = { 0 }, p = { .h = &h, .nr = 1 };
+	pthread_t a, b;
+	int i;
+
+	assert_int_equal(pthread_barrier_init(&go, NULL, 2), 0);
+	for (i = 0; i < ROUNDS; i++) {
+		h = dgp_get(dgp_va(200, 0), 4 * PG, true);
+		fill_idle(0, 32);
+		assert_int_equal(pthread_create(&a, NULL, destroy, &d), 0);
+		assert_int_equal(pthread_create(&b, NULL, put_all, &p), 0);
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+		assert_true(d.held <= 1);
+		round_done();
+	}
+	pthread_barrier_destroy(&go);
+}
+
+/* Destroyed with two handles held; their puts race on two threads. */
+static void two_last_puts_race(void **state)
+{
+	struct dg_pin_handle h[2];
+	struct racer p0 = { .h = &h[0], .nr = 1 }, p1 = { .h = &h[1], .nr = 1 };
+	pthread_t a, b;
+	int i;
+
+	assert_int_equal(pthread_barrier_init(&go, NULL, 2), 0);
+	for (i = 0; i < ROUNDS; i++) {
+		h[0] = dgp_get(dgp_va(0, 0), 32 * PG, true);
+		h[1] = dgp_get(dgp_va(100, 0), 32 * PG, false);
+		assert_int_equal(dg_pin_cache_destroy(dgp.c), 2);
+		assert_int_equal(pthread_create(&a, NULL, put_all, &p0), 0);
+		assert_int_equal(pthread_create(&b, NULL, put_all, &p1), 0);
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+		round_done();
+	}
+	pthread_barrier_destroy(&go);
+}
+
+static bool churn_done;
+
+/* munmap and mmap again under the entries, as another thread would. */
+static void *churn(void *arg)
+{
+	unsigned long page = 0;
+
+	pthread_barrier_wait(&go);
+	while (!__atomic_load_n(&churn_done, __ATOMIC_ACQUIRE)) {
+		dg_user_mm_map(dgp.mm, dgp_va(page, 0), 2 * PG, DG_PROT_RW);
+		page = (page + 2) % 64;
+	}
+	return NULL;
+}
+
+/* The workqueue: runs the reaps the invalidations queue. */
+static void *worker(void *arg)
+{
+	pthread_barrier_wait(&go);
+	while (!__atomic_load_n(&churn_done, __ATOMIC_ACQUIRE))
+		dg_user_run_work();
+	return NULL;
+}
+
+/*
+ * Destroy racing puts, invalidations (held and idle entries) and the
+ * deferred reap, all at once.
+ */
+static void destroy_races_everything(void **state)
+{
+	struct dg_pin_handle h[8];
+	struct racer d = { 0 }, p = { .h = h, .nr = 8 };
+	pthread_t t[4];
+	int i, k;
+
+	assert_int_equal(pthread_barrier_init(&go, NULL, 4), 0);
+	for (i = 0; i < ROUNDS / 4; i++) {
+		for (k = 0; k < 8; k++)
+			h[k] = dgp_get(dgp_va(8 * k, 0), 4 * PG, k & 1);
+		fill_idle(1, 30);
+		__atomic_store_n(&churn_done, false, __ATOMIC_RELEASE);
+		assert_int_equal(pthread_create(&t[0], NULL, destroy, &d), 0);
+		assert_int_equal(pthread_create(&t[1], NULL, put_all, &p), 0);
+		assert_int_equal(pthread_create(&t[2], NULL, churn, NULL), 0);
+		assert_int_equal(pthread_create(&t[3], NULL, worker, NULL), 0);
+		pthread_join(t[0], NULL);
+		pthread_join(t[1], NULL);
+		__atomic_store_n(&churn_done, true, __ATOMIC_RELEASE);
+		pthread_join(t[2], NULL);
+		pthread_join(t[3], NULL);
+		assert_true(d.held <= 8);
+		round_done();
+	}
+	pthread_barrier_destroy(&go);
+}
+
+/*
+ * Handles the cache does not hold: refused with -EINVAL, counted, one
+ * report per cache, and the entries' real holders are untouched.
+ */
+static void bad_puts_refused(void **state)
+{
+	unsigned long errs = dg_user_reports_err;
+	struct dg_pin_handle a, b, x, copy, stale, foreign, junk;
+	struct dg_pin_cache *other;
+	struct dg_pin_params p = { .mm = dgp.mm, .node = DG_NO_NODE };
+
+	a = dgp_get(dgp_va(0, 0), 4 * PG, true);
+	b = dgp_get(dgp_va(1, 0), PG, true);		/* a hit: same entry */
+	assert_int_equal(a.cookie, b.cookie);
+	copy = a;
+	assert_int_equal(dg_pin_put(dgp.c, &a), 0);
+	assert_int_equal(dg_pin_put(dgp.c, &copy), 0);	/* b's reference */
+	/* a third put of that entry: none held any more */
+	assert_int_equal(dg_pin_put(dgp.c, &b), -EINVAL);
+	assert_int_equal(dgp_pins(0), 1);		/* still cached */
+
+	/* a handle of an entry released since */
+	stale = dgp_get(dgp_va(20, 0), PG, false);
+	copy = stale;
+	assert_int_equal(dg_pin_put(dgp.c, &stale), 0);
+	assert_int_equal(dg_user_mm_unmap(dgp.mm, dgp_va(20, 0), PG), 0);
+	dg_user_run_work();
+	assert_int_equal(dg_pin_put(dgp.c, &copy), -EINVAL);
+
+	/* another cache's handle, whose id this cache also uses */
+	other = dg_pin_cache_create(&p);
+	assert_non_null(other);
+	foreign = dgp_get(dgp_va(30, 0), PG, false);	/* ours, held: id 2 */
+	assert_int_equal(dg_pin_get(other, dgp_va(40, 0), PG, false, &x), 0);
+	assert_int_equal(dg_pin_get(other, dgp_va(42, 0), PG, false, &a), 0);
+	assert_int_equal((u32)a.cookie, (u32)foreign.cookie);
+	copy = a;
+	assert_int_equal(dg_pin_put(dgp.c, &copy), -EINVAL);
+	assert_int_equal(dgp_pins(30), 1);
+	assert_int_equal(dgp_pins(42), 1);
+	assert_int_equal(dg_pin_put(other, &x), 0);
+	assert_int_equal(dg_pin_put(other, &a), 0);
+	assert_int_equal(dg_pin_cache_destroy(other), 0);
+
+	/* garbage */
+	junk.cookie = 0xdead0000beefull;
+	assert_int_equal(dg_pin_put(dgp.c, &junk), -EINVAL);
+	junk.cookie = 0;
+	assert_int_equal(dg_pin_put(dgp.c, &junk), -EINVAL);
+
+	assert_int_equal(dgp_stats().bad_puts, 5);
+	assert_int_equal(dgp_stats().handles, 1);
+	assert_int_equal(dg_user_reports_err, errs + 1);	/* once */
+	assert_int_equal(dg_pin_put(dgp.c, &foreign), 0);
+	assert_int_equal(dgp_stats().handles, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		DGP_TEST(last_put_inside_release),
+		DGP_TEST(destroy_races_last_put),
+		DGP_TEST(two_last_puts_race),
+		DGP_TEST(destroy_races_everything),
+		DGP_TEST(bad_puts_refused),
+	};
+
+	return cmocka_run_group_tests_name("pin_lifetime", tests, NULL, NULL);
+}
