@@ -12,13 +12,25 @@
  * after munmap, mremap, MADV_DONTNEED or a copy-on-write break, no get
  * returns the old pages; a range invalidated while the driver holds it
  * stays pinned and mapped until its last put, so DMA in flight never hits
- * freed memory. Pinned pages are charged to the process's pinned_vm
- * against RLIMIT_MEMLOCK (unless CAP_IPC_LOCK).
+ * freed memory, and one invalidated while unused is unmapped, unpinned
+ * and uncharged at once (from a work item), with no further call of the
+ * driver's. After mprotect(), a get answers as a fresh pin would (a
+ * get for write of a range made read-only fails with -EFAULT); fork()
+ * keeps the parent's entries (its pinned pages stay its own, the child
+ * gets copies).
+ *
+ * Pinned pages are charged to the process's pinned_vm against
+ * RLIMIT_MEMLOCK (unless CAP_IPC_LOCK): per address space, as the RDMA
+ * and VFIO pin accounting and mlock() count (io_uring charges the user
+ * instead; the limit is per process either way). Each entry holds and
+ * charges its own pins: a range cached both read-only and writable, or
+ * by two overlapping entries, counts twice, as two registrations would.
  *
  * The cache keeps the mm_struct (not the process's memory) alive: when
  * the process exits first, every entry becomes stale and stays pinned only
  * until the driver destroys the cache, normally on file release. Each
- * live cache holds a reference on dmaguard.ko.
+ * live cache holds a reference on dmaguard.ko (its notifiers and work
+ * items are dmaguard's code, and may run after the driver's last call).
  *
  * Include <dmaguard/dmaguard.h> rather than this file directly; build
  * time test: DMAGUARD_VERSION_MINOR >= 1; run time: dmaguard_version().
@@ -130,7 +142,8 @@ DMAGUARD_ASSERT_OFFSET(dmaguard_pin, sgt_offset, 40);
  * @hits: gets served by a cached entry
  * @misses: gets that found none (failed ones too)
  * @invalidations: entries made stale by changes of the address space
- * @inval_ignored: protection-only notifications, ignored
+ * @inval_ignored: notifications that left the pages mapped (protection
+ *	changes, fork): no entry dropped
  * @evictions: entries dropped for the budgets
  * @retries: misses redone because an invalidation raced them
  * @pinned_bytes: bytes pinned (or being pinned) now
@@ -218,7 +231,9 @@ unsigned long dmaguard_pin_cache_destroy(struct dmaguard_pin_cache *c);
  * A hit returns a cached entry covering the range, a miss pins (and maps)
  * the page-aligned range covering it. The pages are the ones mapped at
  * the time of the get; hold the handle for as long as DMA may touch them.
- * Nothing stays pinned on error. Since v1.1.
+ * The first hit after a protection change of the range checks its VMAs
+ * (under the mmap lock) as a pin would. Nothing stays pinned on error.
+ * Since v1.1.
  *
  * Context: Process context, in a task of the cache's mm. May sleep.
  * Return: 0; -EINVAL for a NULL argument, a @len of 0 or a bad
@@ -237,7 +252,14 @@ int dmaguard_pin_get(struct dmaguard_pin_cache *c, unsigned long uaddr,
  * @pin: the handle; its pages may not be used after this
  *
  * The entry stays cached unless it was invalidated meanwhile: then the
- * last put unmaps and unpins it. Since v1.1.
+ * last put unmaps and unpins it. A handle the cache does not hold (put
+ * already, through a copy; of an entry released since; of another cache;
+ * garbage) is refused: reported once per cache, counted, never applied.
+ * Two handles on one entry cannot be told apart: putting one twice while
+ * the other is held gives back the other's reference, so put each handle
+ * once (the put clears @pin, so a second put of @pin itself is a no-op).
+ * After dmaguard_pin_cache_destroy(), the last put frees the cache.
+ * Since v1.1.
  *
  * Context: Process context (any task). May sleep.
  */

@@ -101,8 +101,9 @@ bool dg_pin_plat_allows(struct dg_pin_plat *plat, unsigned long start,
 	struct mm_struct *mm = plat->mm;
 	struct vm_area_struct *vma;
 	unsigned long addr = start;
-	VMA_ITERATOR(vmi, mm, start);
+	struct vma_iterator vmi;
 
+	vma_iter_init(&vmi, mm, start);
 	mmap_read_lock(mm);
 	for_each_vma_range(vmi, vma, last + 1) {
 		/* a hole, or a VMA pin_user_pages refuses */

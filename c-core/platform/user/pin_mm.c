@@ -306,9 +306,15 @@ unsigned long dg_pin_plat_read_begin(struct dg_pin_notifier *n)
 }
 
 /* Deferred reaps: the process's one "workqueue". */
-static pthread_mutex_t work_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t work_lock;
 static LIST_HEAD(work_queue);
 static unsigned int work_pending;
+
+/* Before main(): the queue is used by whichever thread comes first. */
+__attribute__((constructor)) static void work_init(void)
+{
+	pthread_mutex_init(&work_lock, NULL);
+}
 
 /* Called under the cache lock (as queue_work() may be): never blocks long. */
 void dg_pin_plat_queue_reap(struct dg_pin_plat *plat)
