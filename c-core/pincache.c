@@ -114,6 +114,7 @@ struct dg_pin_cache {
 	u64 bytes;			/* reserved or pinned, not released */
 	u32 nr_entries;			/* reserved or holding pins */
 	u32 nr_indexed;
+	u32 nr_idle;			/* on the LRU (read without the lock) */
 	u64 handles;
 	u64 hits, misses, invalidations, inval_ignored, evictions, retries;
 	u64 prot_checks, bad_puts;
@@ -158,6 +159,7 @@ void dg_pin_cache_check(struct dg_pin_cache *c)
 	}
 	list_for_each_entry(e, &c->dead, lru)
 		dg_assert(e->state == DG_PIN_STALE && !e->refs);
+	dg_assert(idle == c->nr_idle);
 	dg_assert(list_empty(&c->dead) || c->reap_queued);
 	dg_assert(indexed == c->nr_indexed);
 	dg_assert(idle <= indexed && indexed <= c->nr_entries);
@@ -251,6 +253,7 @@ static void entry_evict(struct dg_pin_cache *c, struct dg_pin_entry *e,
 	entry_unlink(c, e);
 	entry_forget(c, e);
 	list_move(&e->lru, out);
+	WRITE_ONCE(c->nr_idle, c->nr_idle - 1);
 	c->evictions++;
 }
 
@@ -393,8 +396,10 @@ static void fill_handle(struct dg_pin_entry *e, unsigned long addr,
 static void entry_hold(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	__must_hold(&c->lock)
 {
-	if (!e->refs++)
+	if (!e->refs++) {
 		list_del_init(&e->lru);
+		WRITE_ONCE(c->nr_idle, c->nr_idle - 1);
+	}
 	c->handles++;
 }
 
@@ -411,6 +416,7 @@ static void entry_unhold(struct dg_pin_cache *c, struct dg_pin_entry *e,
 		return;
 	if (e->state == DG_PIN_LIVE) {
 		list_add(&e->lru, &c->lru);
+		WRITE_ONCE(c->nr_idle, c->nr_idle + 1);
 	} else {
 		entry_forget(c, e);
 		list_add(&e->lru, out);
@@ -743,6 +749,7 @@ bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
 		c->invalidations++;
 		if (!e->refs) {
 			list_move(&e->lru, &c->dead);
+			WRITE_ONCE(c->nr_idle, c->nr_idle - 1);
 			queue_reap(c);
 		}
 	}
@@ -751,30 +758,75 @@ bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
 }
 
 /**
+ * dg_pin_cache_nr_idle() - how many entries an eviction could drop now
+ * @c: the cache
+ *
+ * For a shrinker's count: a snapshot, read without the lock.
+ *
+ * Return: the number of unused live entries.
+ */
+unsigned int dg_pin_cache_nr_idle(struct dg_pin_cache *c)
+{
+	return READ_ONCE(c->nr_idle);
+}
+
+/**
+ * dg_pin_cache_tryget() - a reference on a cache its creator still holds
+ * @c: the cache
+ *
+ * For a walker of live caches (the kernel's shrinker) that must keep the
+ * cache while it works on it without its registry's lock.
+ *
+ * Context: any context.
+ * Return: true when taken; give it back with dg_pin_cache_put().
+ */
+bool dg_pin_cache_tryget(struct dg_pin_cache *c)
+{
+	return refcount_inc_not_zero(&c->ref);
+}
+
+/**
+ * dg_pin_cache_put() - give back a reference of dg_pin_cache_tryget()
+ * @c: the cache; freed if that was the last reference
+ *
+ * Context: process context, may sleep.
+ */
+void dg_pin_cache_put(struct dg_pin_cache *c)
+{
+	cache_put(c);
+}
+
+/**
  * dg_pin_cache_evict() - drop unused entries, least recently used first
  * @c: the cache
  * @nr: how many at most
  *
- * For a shrinker, or a driver that wants its pins back.
+ * The kernel's shrinker calls it under memory pressure: unused pins go
+ * back, so their pages can be reclaimed or migrated. The entries leave
+ * the index now and are released by the deferred reap (or a get, put or
+ * destroy that comes first): nothing here waits for a notifier, a page
+ * lock or the mmap lock, so reclaim may call it from any context.
  *
- * Context: process context, may sleep.
+ * Context: any context but hard interrupt; does not sleep.
  * Return: the number evicted.
  */
 unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr)
 {
 	struct dg_pin_entry *e;
 	unsigned int done = 0;
-	LIST_HEAD(out);
 
 	spin_lock(&c->lock);
-	take_dead(c, &out);
 	while (done < nr && !list_empty(&c->lru)) {
 		e = list_last_entry(&c->lru, struct dg_pin_entry, lru);
-		entry_evict(c, e, &out);
+		entry_unlink(c, e);
+		list_move(&e->lru, &c->dead);
+		WRITE_ONCE(c->nr_idle, c->nr_idle - 1);
+		c->evictions++;
 		done++;
 	}
+	if (done)
+		queue_reap(c);
 	spin_unlock(&c->lock);
-	release_list(c, &out);
 	return done;
 }
 
@@ -805,6 +857,7 @@ unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
 			list_move(&e->lru, &out);
 		}
 	}
+	WRITE_ONCE(c->nr_idle, 0);
 	take_dead(c, &out);
 	held = c->handles;
 	spin_unlock(&c->lock);

@@ -114,6 +114,7 @@ static void memlock_limit(void **state)
 	assert_int_equal(dg_pin_get(dgp.c, dgp_va(10, 0), 3 * PG, true, &h),
 			 -ENOMEM);
 	assert_int_equal(dg_pin_cache_evict(dgp.c, 1), 1);
+	assert_int_equal(dg_user_run_work(), 1);	/* the release */
 	h = dgp_get(dgp_va(10, 0), 3 * PG, true);
 	assert_int_equal(dgp.mm->pinned_vm, 3);
 	dg_pin_put(dgp.c, &h);
@@ -132,16 +133,31 @@ static void evict_before_charge(void **state)
 	dgp.mm->pinned_limit = -1;
 }
 
+/* What the kernel's shrinker does: count the unused, evict the oldest. */
 static void evict_call(void **state)
 {
+	struct dg_pin_handle h;
+
 	get_put(0, 1);
 	get_put(10, 1);
 	get_put(20, 1);
+	h = dgp_get(dgp_va(30, 0), PG, false);		/* in use: not counted */
+	assert_int_equal(dg_pin_cache_nr_idle(dgp.c), 3);
+	assert_true(dg_pin_cache_tryget(dgp.c));
 	assert_int_equal(dg_pin_cache_evict(dgp.c, 2), 2);
+	dg_pin_cache_put(dgp.c);
+	assert_int_equal(dg_pin_cache_nr_idle(dgp.c), 1);
+	/* unlinked now, released by the deferred reap */
+	assert_true(cached(0, 1));
+	assert_int_equal(dg_user_run_work(), 1);
 	assert_false(cached(0, 1) || cached(10, 1));
 	assert_true(cached(20, 1));
 	assert_int_equal(dg_pin_cache_evict(dgp.c, 2), 1);
-	assert_int_equal(dgp.mm->pins_live, 0);
+	assert_int_equal(dg_pin_cache_nr_idle(dgp.c), 0);
+	dg_user_run_work();
+	assert_int_equal(dgp.mm->pins_live, 1);
+	dg_pin_put(dgp.c, &h);
+	assert_int_equal(dg_pin_cache_nr_idle(dgp.c), 1);
 }
 
 int main(void)

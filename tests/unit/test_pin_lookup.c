@@ -158,6 +158,7 @@ static void mapped_for_device(void **state)
 	dg_pin_put(dgp.c, &a);
 	dg_pin_put(dgp.c, &b);
 	assert_int_equal(dg_pin_cache_evict(dgp.c, 10), 1);
+	dg_user_run_work();
 	assert_int_equal(dgp.mm->maps_live, 0);
 }
 

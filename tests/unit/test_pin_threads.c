@@ -86,6 +86,15 @@ static void *getter(void *arg)
 	return NULL;
 }
 
+/* Both a hit and an invalidation happened: the smoke tested something. */
+static bool exercised(void)
+{
+	struct dg_pin_stats st;
+
+	dg_pin_get_stats(dgp.c, &st);
+	return st.hits && st.invalidations;
+}
+
 static void *changer(void *arg)
 {
 	unsigned int seed = 99;
@@ -94,7 +103,8 @@ static void *changer(void *arg)
 	int r;
 
 	pthread_barrier_wait(&start);
-	for (r = 0; r < ROUNDS; r++) {
+	/* a loaded machine may starve the getters: go on until both showed */
+	for (r = 0; r < ROUNDS || (r < 10 * ROUNDS && !exercised()); r++) {
 		page = rand_r(&seed) % WINDOW;
 		len = (1 + rand_r(&seed) % 3) * PG;
 		if (page * PG + len > WINDOW * PG)

@@ -21,6 +21,13 @@
 #define DG_EXPORT_INTERNAL(sym)	EXPORT_SYMBOL_NS_GPL(sym, DMAGUARD_INTERNAL)
 #endif
 
+/* shrinker_alloc() and shrinker_register() replaced register_shrinker(). */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#define DG_SHRINKER_ALLOC	1
+#else
+#define DG_SHRINKER_ALLOC	0
+#endif
+
 extern atomic_long_t dg_chunk_bytes;
 
 /* A node a caller may name: NUMA_NO_NODE or a possible node. */

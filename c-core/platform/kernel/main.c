@@ -11,6 +11,7 @@
 #include <linux/seq_file.h>
 #include <linux/stringify.h>
 #include <linux/mutex.h>
+#include <linux/shrinker.h>
 #include <linux/workqueue.h>
 #include <dmaguard/dmaguard.h>
 #include "dg_platform.h"
@@ -179,6 +180,98 @@ void dg_pin_registry_del(struct dg_pin_plat *plat)
 	mutex_unlock(&dg_pin_caches_lock);
 }
 
+/*
+ * The pin caches' shrinker: under memory pressure, unused entries give
+ * their pins back (their pages can then be reclaimed or migrated), least
+ * recently used first, a cache at a time. An entry is an object.
+ */
+static unsigned long dg_pin_shrink_count(struct shrinker *s,
+					 struct shrink_control *sc)
+{
+	struct dg_pin_plat *plat;
+	unsigned long n = 0;
+
+	if (!mutex_trylock(&dg_pin_caches_lock))
+		return 0;
+	list_for_each_entry(plat, &dg_pin_caches, registry)
+		n += dg_pin_cache_nr_idle(plat->cache);
+	mutex_unlock(&dg_pin_caches_lock);
+	return n ? n : SHRINK_EMPTY;
+}
+
+static unsigned long dg_pin_shrink_scan(struct shrinker *s,
+					struct shrink_control *sc)
+{
+	unsigned long freed = 0, passes = 0, n;
+	struct dg_pin_cache *c;
+
+	/*
+	 * Eviction only unlinks: the releases (notifier removal, unpinning,
+	 * which may wait) run from dg_pin_wq, never in reclaim itself.
+	 */
+	while (freed < sc->nr_to_scan) {
+		if (!mutex_trylock(&dg_pin_caches_lock))
+			break;
+		c = NULL;
+		/* the first cache with unused entries; it goes to the tail */
+		n = list_count_nodes(&dg_pin_caches);
+		while (n-- && !c) {
+			struct dg_pin_plat *plat = list_first_entry(&dg_pin_caches,
+				struct dg_pin_plat, registry);
+
+			list_rotate_left(&dg_pin_caches);
+			if (dg_pin_cache_nr_idle(plat->cache) &&
+			    dg_pin_cache_tryget(plat->cache))
+				c = plat->cache;
+		}
+		mutex_unlock(&dg_pin_caches_lock);
+		if (!c)
+			break;
+		/* Without the registry's lock: the cache's free takes it. */
+		freed += dg_pin_cache_evict(c, sc->nr_to_scan - freed);
+		dg_pin_cache_put(c);
+		if (++passes > 64)
+			break;
+	}
+	return freed ? freed : SHRINK_STOP;
+}
+
+#if DG_SHRINKER_ALLOC
+static struct shrinker *dg_pin_shrinker;
+
+static int dg_pin_shrinker_register(void)
+{
+	dg_pin_shrinker = shrinker_alloc(0, "dmaguard-pin");
+	if (!dg_pin_shrinker)
+		return -ENOMEM;
+	dg_pin_shrinker->count_objects = dg_pin_shrink_count;
+	dg_pin_shrinker->scan_objects = dg_pin_shrink_scan;
+	shrinker_register(dg_pin_shrinker);
+	return 0;
+}
+
+static void dg_pin_shrinker_unregister(void)
+{
+	shrinker_free(dg_pin_shrinker);
+}
+#else
+static struct shrinker dg_pin_shrinker = {
+	.count_objects = dg_pin_shrink_count,
+	.scan_objects = dg_pin_shrink_scan,
+	.seeks = DEFAULT_SEEKS,
+};
+
+static int dg_pin_shrinker_register(void)
+{
+	return register_shrinker(&dg_pin_shrinker, "dmaguard-pin");
+}
+
+static void dg_pin_shrinker_unregister(void)
+{
+	unregister_shrinker(&dg_pin_shrinker);
+}
+#endif
+
 static int dg_pin_caches_show(struct seq_file *m, void *v)
 {
 	struct dg_pin_plat *plat;
@@ -216,6 +309,10 @@ static int __init dg_init(void)
 	dg_pin_wq = alloc_workqueue("dmaguard_pin", WQ_MEM_RECLAIM, 0);
 	if (!dg_pin_wq)
 		return -ENOMEM;
+	if (dg_pin_shrinker_register()) {
+		destroy_workqueue(dg_pin_wq);
+		return -ENOMEM;
+	}
 	dg_debugfs = debugfs_create_dir("dmaguard", NULL);
 	debugfs_create_file("pools", 0444, dg_debugfs, NULL, &dg_pools_fops);
 	debugfs_create_file("chunk_bytes", 0444, dg_debugfs, NULL,
@@ -234,6 +331,7 @@ static void __exit dg_exit(void)
 	WARN_ON(!list_empty(&dg_pools));
 	/* Each pin cache holds a module reference until it is freed. */
 	WARN_ON(!list_empty(&dg_pin_caches));
+	dg_pin_shrinker_unregister();
 	/* Waits for a reap still returning from the put that freed its cache. */
 	destroy_workqueue(dg_pin_wq);
 	pr_info("unloaded\n");

@@ -41,6 +41,19 @@ static inline void refcount_inc(refcount_t *r)
 		abort();	/* increment on 0: use after free */
 }
 
+static inline bool refcount_inc_not_zero(refcount_t *r)
+{
+	int old = __atomic_load_n(&r->refs, __ATOMIC_RELAXED);
+
+	do {
+		if (!old)
+			return false;
+	} while (!__atomic_compare_exchange_n(&r->refs, &old, old + 1, false,
+					      __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
 static inline bool refcount_dec_and_test(refcount_t *r)
 {
 	int old = __atomic_fetch_sub(&r->refs, 1, __ATOMIC_ACQ_REL);

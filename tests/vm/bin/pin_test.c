@@ -24,7 +24,7 @@
 
 #define PAGE		4096UL
 #define DEV		"/dev/dmaguard_pin_test"
-#define NR_CASES	17
+#define NR_CASES	18
 
 static unsigned int ktap_n;
 static int case_ok;
@@ -581,6 +581,51 @@ static void case_bad_put(int fd)
 	result("bad_put_refused");
 }
 
+/*
+ * Memory pressure: the shrinker gives unused pins back. drop_caches=2
+ * runs every shrinker; the unused 8 MiB entry goes, the next get pins
+ * again and sees the same data.
+ */
+static void case_shrinker(int fd)
+{
+	size_t len = 8UL << 20;
+	char *p = map_anon(len);
+	struct pt_stats st0, st;
+	struct pt_get g;
+	int d, i;
+
+	case_ok = 1;
+	fill(p, len, 20);
+	CHECK(!pin_get(fd, p, len, 1, &g), "get");
+	pin_put(fd, g.slot);
+	st0 = stats(fd);
+	CHECK(st0.entries >= 1, "entries %u", st0.entries);
+	d = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	CHECK(d >= 0 && write(d, "2", 1) == 1, "drop_caches: %s",
+	      strerror(errno));
+	if (d >= 0)
+		close(d);
+	/* evicted now, released by the cache's work item: give it a second */
+	for (i = 0; i < 100; i++) {
+		st = stats(fd);
+		if (!st.entries && !vm_pin_kb())
+			break;
+		usleep(10000);
+	}
+	diag("shrinker: entries %u -> %u after %d ms, evictions +%llu, VmPin %ld kB",
+	     st0.entries, st.entries, i * 10,
+	     (unsigned long long)(st.evictions - st0.evictions), vm_pin_kb());
+	CHECK(st.entries == 0, "%u unused entries left", st.entries);
+	CHECK(st.evictions >= st0.evictions + st0.entries, "evictions");
+	CHECK(vm_pin_kb() == 0, "VmPin %ld kB", vm_pin_kb());
+	CHECK(!pin_get(fd, p, len, 1, &g), "get again");
+	CHECK(stats(fd).misses == st.misses + 1, "not a miss after shrinking");
+	CHECK(same_data(fd, g.slot, p, len, 1), "pages after shrinking");
+	pin_put(fd, g.slot);
+	munmap(p, len);
+	result("shrinker_gives_pins_back");
+}
+
 /* Destroy racing the last puts, from work items on another CPU. */
 static void case_destroy_race(void)
 {
@@ -952,6 +997,7 @@ int main(void)
 	case_protection(fd);
 	case_munmap_prompt(fd);
 	case_bad_put(fd);
+	case_shrinker(fd);
 	case_bad_input(fd);
 	case_budget();
 	case_rlimit();
