@@ -40,9 +40,11 @@ struct pt_get {
 	__u32 slot;		/* out: for PT_READ and PT_PUT */
 	__u64 nr_pages;		/* out */
 	__u32 offset;		/* out */
-	__u32 has_dma;		/* out: mapped for edu: PT_READ_DMA works */
+	__u32 has_dma;		/* out: bound to edu: PT_READ_DMA works */
 	__u64 dma;		/* out: DMA address of the first byte */
 	__u8 head[PT_HEAD];	/* out: first bytes, read through the pages */
+	__u32 cached_map;	/* out: the handle came with the entry's sgt */
+	__u32 pad;
 };
 
 /* pt_read.how */

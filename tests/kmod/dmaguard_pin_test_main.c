@@ -208,20 +208,52 @@ int pt_edu_read(struct sg_table *sgt, enum dma_data_direction dir,
 	return ret;
 }
 
-/* The edu device reads the bytes of a handle's range by DMA. */
-static int pt_dma_read(struct dmaguard_pin *p, bool write, u64 off, u32 len,
-		       u8 *out)
+/*
+ * A handle of a bound cache without a cached mapping (the device needs
+ * syncs: swiotlb): map the pages of this one transfer, as a driver does.
+ */
+static int pt_dma_read_mapped_now(struct dmaguard_pin *p,
+				  enum dma_data_direction dir, u64 off,
+				  u32 len, u8 *out)
 {
+	u64 at = p->offset + off;
+	unsigned int first = at >> PAGE_SHIFT;
+	unsigned int n = (offset_in_page(at) + len + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	struct sg_table sgt;
 	dma_addr_t dma;
 	int ret;
 
-	if (!pt_mmio || !p->sgt)
+	ret = sg_alloc_table_from_pages(&sgt, p->pages + first, n,
+					offset_in_page(at), len, GFP_KERNEL);
+	if (ret)
+		return ret;
+	ret = dma_map_sgtable(pt_dev.dev, &sgt, dir, 0);
+	if (!ret) {
+		ret = pt_sgt_dma_addr(&sgt, 0, len, &dma);
+		if (!ret)
+			ret = pt_edu_read(&sgt, dir, dma, len, out);
+		dma_unmap_sgtable(pt_dev.dev, &sgt, dir, 0);
+	}
+	sg_free_table(&sgt);
+	return ret;
+}
+
+/* The edu device reads the bytes of a handle's range by DMA. */
+static int pt_dma_read(struct dmaguard_pin *p, bool bound, bool write,
+		       u64 off, u32 len, u8 *out)
+{
+	enum dma_data_direction dir = write ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
+	dma_addr_t dma;
+	int ret;
+
+	if (!pt_mmio || !bound)
 		return -ENODEV;
+	if (!p->sgt)
+		return pt_dma_read_mapped_now(p, dir, off, len, out);
 	ret = pt_dma_addr(p, off, len, &dma);
 	if (ret)
 		return ret;
-	return pt_edu_read(p->sgt, write ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE,
-			   dma, len, out);
+	return pt_edu_read(p->sgt, dir, dma, len, out);
 }
 
 /* Gets and puts in a loop, beside other threads of the process. */
@@ -401,7 +433,8 @@ static int pt_get(struct pt_file *f, void __user *arg)
 	g.slot = i;
 	g.nr_pages = p->nr_pages;
 	g.offset = p->offset;
-	g.has_dma = p->sgt && pt_mmio;
+	g.has_dma = f->bound && pt_mmio;
+	g.cached_map = !!p->sgt;
 	g.dma = 0;
 	if (p->sgt && !pt_dma_addr(p, 0, 1, &dma))
 		g.dma = dma;
@@ -435,8 +468,8 @@ static int pt_read(struct pt_file *f, void __user *arg)
 		goto out;
 	}
 	if (r->how == PT_READ_DMA)
-		ret = pt_dma_read(p, f->write[r->slot], r->off, r->len,
-				  r->data);
+		ret = pt_dma_read(p, f->bound, f->write[r->slot], r->off,
+				  r->len, r->data);
 	else
 		pt_cpu_read(p, r->off, r->len, r->data);
 	if (!ret && copy_to_user(arg, r, sizeof(*r)))

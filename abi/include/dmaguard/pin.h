@@ -102,8 +102,13 @@ DMAGUARD_ASSERT_OFFSET(dmaguard_pin_opts, node, 20);
  *	array belongs to the cache
  * @nr_pages: pages covering the range
  * @sgt: for a cache bound to a device, the DMA-mapped sg_table of the
- *	whole cached entry (sync it with dma_sync_sgtable_for_device() and
- *	_for_cpu() around each transfer); NULL otherwise
+ *	whole cached entry, mapped DMA_BIDIRECTIONAL for a @write get's
+ *	entry and DMA_TO_DEVICE otherwise; a cache keeps a mapping only
+ *	where transfers need no dma_sync_*() call (coherent, no bounce
+ *	buffers), so none is needed. NULL for an unbound cache, and for a
+ *	device that needs syncs (swiotlb bounce buffering, as in
+ *	confidential-computing guests; a non-coherent device): map the
+ *	pages of each transfer yourself then, and sync them as usual
  * @sgt_offset: byte offset of the range's first byte within @sgt's
  *	DMA-mapped area (walk its DMA segments to find the address)
  *
@@ -211,6 +216,8 @@ dmaguard_pin_cache_create(struct device *dev,
  * @c: the cache, or NULL (no-op)
  *
  * Entries no handle holds are unmapped, unpinned and uncharged now. A
+ * cache bound to a device holds DMA mappings of it: destroy it before the
+ * device goes (in the driver's remove(), after the last transfer). A
  * handle still held (a driver bug, reported) keeps its entry until its
  * dmaguard_pin_put(), and the last such put frees the cache. No get may
  * follow. Works whether or not the process still exists.

@@ -388,7 +388,9 @@ impl Pinned<'_> {
     }
 
     /// For a cache bound to a device, the DMA-mapped `sg_table` of the
-    /// whole cached entry (sync it around each transfer); `None` otherwise.
+    /// whole cached entry (kept only where transfers need no sync);
+    /// `None` for an unbound cache or a device that needs syncs (swiotlb
+    /// bounce buffering, non-coherent): map each transfer's pages then.
     ///
     /// ```
     /// use dmaguard::pin::{PinCache, PinOptions};

@@ -33,6 +33,7 @@ struct dg_pin_plat {
 	struct dg_pin_cache *cache;
 	pid_t tgid;
 	struct work_struct reap_work;
+	bool map_needs_sync;		/* @dev needs syncs: map nothing */
 };
 
 /* The workqueue of deferred reaps (main.c); destroyed, so drained, at exit. */
@@ -136,8 +137,10 @@ void dg_pin_plat_unpin(struct dg_pin_plat *plat, void **pages,
 /*
  * DMA-map the pages for plat->dev (an sg_table from
  * sg_alloc_table_from_pages(), which merges only physically contiguous
- * pages, then dma_map_sgtable()); *cookie is the sg_table. 0 or -errno.
- * Unmap undoes it. Process context, no lock held, may sleep.
+ * pages, then dma_map_sgtable()); *cookie is the sg_table, or NULL when
+ * the device needs dma_sync_*() calls for its mappings (swiotlb bounce
+ * buffers, a non-coherent device): such a mapping is not cached. 0 or
+ * -errno. Unmap undoes it. Process context, no lock held, may sleep.
  */
 int dg_pin_plat_map(struct dg_pin_plat *plat, void **pages,
 		    unsigned long nr_pages, bool write, void **cookie);

@@ -20,6 +20,9 @@
 #include <linux/capability.h>
 #include <linux/scatterlist.h>
 #include <linux/dma-mapping.h>
+#include <linux/dma-map-ops.h>
+#include <linux/pci.h>
+#include <linux/iommu.h>
 #include <linux/module.h>
 #include "pincache.h"
 #include "dg_kernel.h"
@@ -159,6 +162,27 @@ static enum dma_data_direction dg_pin_dir(bool write)
 	return write ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
 }
 
+/* Would a transfer through this mapping need dma_sync_*() calls? */
+static bool dg_pin_sgt_needs_sync(struct device *dev, struct sg_table *sgt)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	/*
+	 * Before 6.11, dma_need_sync() says yes for any device behind
+	 * dma-iommu, whose syncs do something only for a non-coherent
+	 * device or an untrusted one (bounced through swiotlb).
+	 */
+	if (!DG_DMA_NEED_SYNC_EXACT && device_iommu_mapped(dev) &&
+	    get_dma_ops(dev) && dev_is_dma_coherent(dev) &&
+	    !(dev_is_pci(dev) && to_pci_dev(dev)->untrusted))
+		return false;
+	for_each_sgtable_dma_sg(sgt, sg, i)
+		if (dma_need_sync(dev, sg_dma_address(sg)))
+			return true;
+	return false;
+}
+
 int dg_pin_plat_map(struct dg_pin_plat *plat, void **pages,
 		    unsigned long nr_pages, bool write, void **cookie)
 {
@@ -166,6 +190,9 @@ int dg_pin_plat_map(struct dg_pin_plat *plat, void **pages,
 	struct sg_table *sgt;
 	int ret;
 
+	*cookie = NULL;
+	if (READ_ONCE(plat->map_needs_sync))
+		return 0;
 	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL_ACCOUNT);
 	if (!sgt)
 		return -ENOMEM;
@@ -180,6 +207,19 @@ int dg_pin_plat_map(struct dg_pin_plat *plat, void **pages,
 	ret = dma_map_sgtable(plat->dev, sgt, dg_pin_dir(write), 0);
 	if (ret)
 		goto free_table;
+	/*
+	 * Bounce buffers (swiotlb) or a non-coherent device: a cached
+	 * mapping would hold bounce slots for the entry's lifetime and need
+	 * whole-entry syncs that could copy over another handle's bytes.
+	 * This device gets pages only from now on; drivers map per transfer.
+	 */
+	if (dg_pin_sgt_needs_sync(plat->dev, sgt)) {
+		WRITE_ONCE(plat->map_needs_sync, true);
+		dma_unmap_sgtable(plat->dev, sgt, dg_pin_dir(write), 0);
+		sg_free_table(sgt);
+		kfree(sgt);
+		return 0;
+	}
 	*cookie = sgt;
 	return 0;
 

@@ -24,7 +24,7 @@
 
 #define PAGE		4096UL
 #define DEV		"/dev/dmaguard_pin_test"
-#define NR_CASES	18
+#define NR_CASES	19
 
 static unsigned int ktap_n;
 static int case_ok;
@@ -968,6 +968,20 @@ static void case_teardown(int fd)
 	result("teardown_no_pins_left");
 }
 
+/* Does this boot force bounce buffering (the swiotlb backend)? */
+static int bounced(void)
+{
+	char line[1024] = "";
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
+	}
+	return strstr(line, "swiotlb=force") != NULL;
+}
+
 int main(void)
 {
 	struct pt_get g;
@@ -982,12 +996,18 @@ int main(void)
 		return 1;
 	}
 	p = map_anon(PAGE);
-	if (!pin_get(fd, p, PAGE, 0, &g)) {
-		have_dma = g.has_dma;
-		pin_put(fd, g.slot);
-	}
+	case_ok = 1;
+	CHECK(!pin_get(fd, p, PAGE, 0, &g), "first get");
+	have_dma = g.has_dma;
+	pin_put(fd, g.slot);
 	munmap(p, PAGE);
-	diag("device DMA checks: %s", have_dma ? "yes" : "no");
+	diag("device DMA checks: %s; mapping cached: %s (swiotlb=force: %s)",
+	     have_dma ? "yes" : "no", g.cached_map ? "yes" : "no",
+	     bounced() ? "yes" : "no");
+	/* never a cached mapping that needs syncs (bounce buffers) */
+	CHECK(g.cached_map == !bounced(), "cached mapping %u, swiotlb %d",
+	      g.cached_map, bounced());
+	result("mapping_cached_unless_bounced");
 	case_hit_miss(fd);
 	case_munmap_remap(fd);
 	case_mremap(fd);
