@@ -23,7 +23,11 @@
 #                     reference pool (tests/bench/ref_pool.c), one thread
 #                     (the six rows, each against its target) and 2 and 4
 #                     threads on one pool (BENCH native-mt), plus
-#                     instructions per alloc+free pair from callgrind.
+#                     instructions per alloc+free pair from callgrind;
+#                     build/bench/pin_bench: the pin cache's hit (get +
+#                     put) against a locked interval tree, 4 KiB to 1 GiB,
+#                     and two threads on one cache (BENCH native-pin,
+#                     native-pin-mt).
 #   bench.sh pin      the pin cache: for every Debian kernel, boot
 #                     tests/vm/bench/pin.vmtest (test flavour modules,
 #                     tests/vm/bin/pin_bench) direct and under the strict
@@ -44,6 +48,8 @@
 #   NATIVE_ARGS=...   extra pool_bench arguments (default reps 9)
 #   NATIVE_MT_ARGS=.. the multi-thread run's pool_bench arguments
 #                     (default "-t 2,4": 2 and 4 threads; -m MS, -r REPS)
+#   NATIVE_PIN_ARGS=. pin_bench arguments (-r REPS, -n ITERS, -m MS,
+#                     -s MAX_BYTES)
 #   CALLGRIND=0       skip the callgrind part of the native benchmark
 #   CG_ROUNDS=N       rounds counted under callgrind per row (default 5)
 #   BENCH_REV=REV     measure the core (c-core/, abi/, Kbuild) of that commit
@@ -413,6 +419,14 @@ native_bench() {
 	# The multi-thread runs: every thread on one pool (pool_bench_mt.c).
 	# shellcheck disable=SC2086
 	"$bin" ${NATIVE_MT_ARGS:--t 2,4} | tee -a "$out/native.bench"
+	# The pin cache's hit path against a locked interval tree (pin_bench.c).
+	if [ -z "$pin_bin" ]; then
+		echo "  (pin cache hit path: measured for the working tree only)"
+	else
+		[ -x "$pin_bin" ] || die "$pin_bin not built (make bench-native builds it)"
+		# shellcheck disable=SC2086
+		"$pin_bin" ${NATIVE_PIN_ARGS:-} | tee -a "$out/native.bench"
+	fi
 	echo "  tree: $tree"
 	[ "${CALLGRIND:-1}" = 0 ] && return 0
 	command -v valgrind >/dev/null || die "valgrind not installed (make deps)"
@@ -454,6 +468,7 @@ native_bench() {
 # that work in progress in the tree cannot leak in.
 src=$top
 bin=$out/pool_bench
+pin_bin=$out/pin_bench
 if [ -n "${BENCH_REV:-}" ]; then
 	rev=$(git -C "$top" rev-parse --short "$BENCH_REV^{commit}") ||
 		die "BENCH_REV=$BENCH_REV is not a commit"
@@ -473,6 +488,7 @@ if [ "$src" != "$top" ]; then
 		# The flags of scripts/mk/core.mk's -O2 library; cores
 		# since pool v2 build on the kernel's tools/include.
 		bin=$src/pool_bench
+		pin_bin=	# the pin cache's bench: the working tree only
 		ktools=$top/build/tools/linux/tools
 		findbit=()
 		if grep -q 'linux/find.h' "$src/c-core/platform/user/dg_platform.h"; then

@@ -6,7 +6,8 @@
 #                       direct and IOMMU backend, 1, 2 and 4 vCPUs (one
 #                       CPU: dmapool_test rows; all CPUs on one pool: pool-mt)
 #   make bench-native   dmaguard's core vs the in-band reference pool,
-#                       natively, plus callgrind instruction counts
+#                       natively, plus callgrind instruction counts; the
+#                       pin cache's hit path vs a locked interval tree
 # Knobs (environment): KVER, BENCH_BACKENDS, BENCH_SMP, BENCH_ARGS,
 # BENCH_DG_ARGS, NATIVE_ARGS, NATIVE_MT_ARGS, CALLGRIND, CG_ROUNDS. The
 # module's load-and-print smoke test is a VM spec of `make check`
@@ -28,8 +29,16 @@ bench-pin: deps modules-test vm-bins
 bench-vm: deps
 	@scripts/bench.sh vm
 
-bench-native: $(BENCH_OUT)/pool_bench
+bench-native: $(BENCH_OUT)/pool_bench $(BENCH_OUT)/pin_bench
 	@scripts/bench.sh native
+
+# The pin cache's hit path against a locked interval tree (pin_bench.c).
+$(BENCH_OUT)/pin_bench: tests/bench/pin_bench.c \
+			$(wildcard c-core/*.h c-core/platform/user/*.h) \
+			$(BUILD)/user/libdmaguard-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CPPFLAGS) $(USER_CFLAGS) -O2 -o $@ $< \
+		$(USER_OUT)/libdmaguard-core.a -pthread
 
 # core.mk (the core libraries) is included before this file.
 $(BENCH_OUT)/pool_bench: $(BENCH_SRCS) $(BENCH_HDRS) \

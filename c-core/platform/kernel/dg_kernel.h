@@ -28,16 +28,6 @@
 #define DG_SHRINKER_ALLOC	0
 #endif
 
-/*
- * dma_dev_need_sync() (6.11) made dma_need_sync() exact behind an IOMMU;
- * before, it answered true for every device dma-iommu serves.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
-#define DG_DMA_NEED_SYNC_EXACT	1
-#else
-#define DG_DMA_NEED_SYNC_EXACT	0
-#endif
-
 extern atomic_long_t dg_chunk_bytes;
 
 /* A node a caller may name: NUMA_NO_NODE or a possible node. */

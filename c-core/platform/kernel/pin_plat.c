@@ -165,16 +165,18 @@ static enum dma_data_direction dg_pin_dir(bool write)
 /* Would a transfer through this mapping need dma_sync_*() calls? */
 static bool dg_pin_sgt_needs_sync(struct device *dev, struct sg_table *sgt)
 {
+	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
 	struct scatterlist *sg;
 	unsigned int i;
 
 	/*
-	 * Before 6.11, dma_need_sync() says yes for any device behind
-	 * dma-iommu, whose syncs do something only for a non-coherent
-	 * device or an untrusted one (bounced through swiotlb).
+	 * dma_need_sync() says yes for every device dma-iommu translates
+	 * before 6.11, and on any kernel with CONFIG_DMA_API_DEBUG; the
+	 * syncs of dma-iommu do something only for a non-coherent device or
+	 * an untrusted one (bounced through swiotlb). For dma-direct (no
+	 * IOMMU, or an identity domain) its answer is exact.
 	 */
-	if (!DG_DMA_NEED_SYNC_EXACT && device_iommu_mapped(dev) &&
-	    get_dma_ops(dev) && dev_is_dma_coherent(dev) &&
+	if (dom && iommu_is_dma_domain(dom) && dev_is_dma_coherent(dev) &&
 	    !(dev_is_pci(dev) && to_pci_dev(dev)->untrusted))
 		return false;
 	for_each_sgtable_dma_sg(sgt, sg, i)

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The few xarray calls of the pin cache (xa_alloc() of an id, xa_load(),
- * xa_erase()), for the userspace build: a growable array of pointers
+ * xa_erase()), for the userspace build: a two-level table of pointers
  * indexed by id, lowest free id first (what an XA_FLAGS_ALLOC1 xarray
- * hands out), under a mutex of its own as the kernel's xa_lock. Same
- * names and contracts as <linux/xarray.h>; not its data structure.
+ * hands out). Stores and erases take a mutex of their own (the kernel's
+ * xa_lock); xa_load() takes none, as the kernel's (RCU) does not: the
+ * leaves are never moved or freed before xa_destroy(). Same names and
+ * contracts as <linux/xarray.h>; not its data structure.
  */
 #ifndef _DMAGUARD_USER_XARRAY_H
 #define _DMAGUARD_USER_XARRAY_H
@@ -12,10 +14,12 @@
 #include <pthread.h>
 #include "dg_platform.h"
 
+#define DG_XA_LEAF		1024u
+#define DG_XA_LEAVES		1024u	/* ids below 2^20 */
+
 struct xarray {
 	pthread_mutex_t lock;
-	void **slots;		/* slots[id], id from 1 */
-	u32 nr_slots;
+	void **leaf[DG_XA_LEAVES];	/* published with release stores */
 	u32 nr_used;
 };
 
@@ -28,64 +32,72 @@ struct xa_limit {
 
 static inline void xa_init_flags(struct xarray *xa, unsigned int flags)
 {
+	memset(xa, 0, sizeof(*xa));
 	pthread_mutex_init(&xa->lock, NULL);
-	xa->slots = NULL;
-	xa->nr_slots = 0;
-	xa->nr_used = 0;
+}
+
+/* The slot of @id, or NULL when its leaf does not exist (yet). */
+static inline void **xa_slot(struct xarray *xa, unsigned long id)
+{
+	void **leaf;
+
+	if (id >= (unsigned long)DG_XA_LEAF * DG_XA_LEAVES)
+		return NULL;
+	leaf = __atomic_load_n(&xa->leaf[id / DG_XA_LEAF], __ATOMIC_ACQUIRE);
+	return leaf ? &leaf[id % DG_XA_LEAF] : NULL;
 }
 
 /* Store @entry at the lowest free id >= @limit.min: 0, -EBUSY, -ENOMEM. */
 static inline int xa_alloc(struct xarray *xa, u32 *id, void *entry,
 			   struct xa_limit limit, gfp_t gfp)
 {
-	u32 i, n;
-	void **s;
+	unsigned long i, top = (unsigned long)DG_XA_LEAF * DG_XA_LEAVES;
+	void **slot, **leaf;
+	int err = -EBUSY;
 
+	if (limit.max < top - 1)
+		top = (unsigned long)limit.max + 1;
 	pthread_mutex_lock(&xa->lock);
-	for (i = limit.min; i < xa->nr_slots && xa->slots[i]; i++)
-		;
-	if (i > limit.max) {
-		pthread_mutex_unlock(&xa->lock);
-		return -EBUSY;
-	}
-	if (i >= xa->nr_slots) {
-		n = xa->nr_slots ? 2 * xa->nr_slots : 16;
-		s = realloc(xa->slots, n * sizeof(*s));
-		if (!s) {
-			pthread_mutex_unlock(&xa->lock);
-			return -ENOMEM;
+	for (i = limit.min; i < top; i++) {
+		if (!xa->leaf[i / DG_XA_LEAF]) {
+			leaf = calloc(DG_XA_LEAF, sizeof(*leaf));
+			if (!leaf) {
+				err = -ENOMEM;
+				break;
+			}
+			__atomic_store_n(&xa->leaf[i / DG_XA_LEAF], leaf,
+					 __ATOMIC_RELEASE);
 		}
-		memset(s + xa->nr_slots, 0, (n - xa->nr_slots) * sizeof(*s));
-		xa->slots = s;
-		xa->nr_slots = n;
+		slot = xa_slot(xa, i);
+		if (!__atomic_load_n(slot, __ATOMIC_RELAXED)) {
+			__atomic_store_n(slot, entry, __ATOMIC_RELEASE);
+			__atomic_fetch_add(&xa->nr_used, 1, __ATOMIC_RELAXED);
+			*id = i;
+			err = 0;
+			break;
+		}
 	}
-	xa->slots[i] = entry;
-	xa->nr_used++;
-	*id = i;
 	pthread_mutex_unlock(&xa->lock);
-	return 0;
+	return err;
 }
 
 static inline void *xa_load(struct xarray *xa, unsigned long id)
 {
-	void *e = NULL;
+	void **slot = xa_slot(xa, id);
 
-	pthread_mutex_lock(&xa->lock);
-	if (id < xa->nr_slots)
-		e = xa->slots[id];
-	pthread_mutex_unlock(&xa->lock);
-	return e;
+	return slot ? __atomic_load_n(slot, __ATOMIC_ACQUIRE) : NULL;
 }
 
 static inline void *xa_erase(struct xarray *xa, unsigned long id)
 {
-	void *e = NULL;
+	void **slot, *e = NULL;
 
 	pthread_mutex_lock(&xa->lock);
-	if (id < xa->nr_slots && xa->slots[id]) {
-		e = xa->slots[id];
-		xa->slots[id] = NULL;
-		xa->nr_used--;
+	slot = xa_slot(xa, id);
+	if (slot && *slot) {
+		e = *slot;
+		__atomic_store_n(slot, NULL, __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&xa->nr_used, 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&xa->lock);
 	return e;
@@ -93,20 +105,15 @@ static inline void *xa_erase(struct xarray *xa, unsigned long id)
 
 static inline bool xa_empty(struct xarray *xa)
 {
-	bool empty;
-
-	pthread_mutex_lock(&xa->lock);
-	empty = !xa->nr_used;
-	pthread_mutex_unlock(&xa->lock);
-	return empty;
+	return !__atomic_load_n(&xa->nr_used, __ATOMIC_RELAXED);
 }
 
 static inline void xa_destroy(struct xarray *xa)
 {
-	free(xa->slots);
-	xa->slots = NULL;
-	xa->nr_slots = 0;
-	xa->nr_used = 0;
+	unsigned int i;
+
+	for (i = 0; i < DG_XA_LEAVES; i++)
+		free(xa->leaf[i]);
 	pthread_mutex_destroy(&xa->lock);
 }
 
