@@ -201,8 +201,17 @@ struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p)
 	return c;
 }
 
-/* Drop a reference; the last frees the cache. Process context. */
-static void cache_put(struct dg_pin_cache *c)
+/**
+ * dg_pin_cache_put() - drop a reference on a cache
+ * @c: the cache; freed if that was the last reference
+ *
+ * The cache's own users (its entries, a queued reap, its creator through
+ * dg_pin_cache_destroy()) and a walker's dg_pin_cache_tryget() drop
+ * theirs here.
+ *
+ * Context: process context, may sleep.
+ */
+void dg_pin_cache_put(struct dg_pin_cache *c)
 {
 	if (!refcount_dec_and_test(&c->ref))
 		return;
@@ -231,6 +240,15 @@ static void entry_unlink(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	RB_CLEAR_NODE(&e->rb);
 	c->nr_indexed--;
 	e->state = DG_PIN_STALE;
+}
+
+/* An unused entry just unlinked leaves the LRU for the deferred reap. */
+static void entry_to_dead(struct dg_pin_cache *c, struct dg_pin_entry *e)
+	__must_hold(&c->lock)
+{
+	list_move(&e->lru, &c->dead);
+	WRITE_ONCE(c->nr_idle, c->nr_idle - 1);
+	queue_reap(c);
 }
 
 /*
@@ -281,7 +299,7 @@ static void entry_release(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
 	dg_kvfree(e->pages);
 	dg_kfree(e);
-	cache_put(c);
+	dg_pin_cache_put(c);
 }
 
 /* Each entry holds a reference: @c may be gone once the last is released. */
@@ -326,7 +344,7 @@ void dg_pin_reap_deferred(struct dg_pin_plat *plat)
 	take_dead(c, &dead);
 	spin_unlock(&c->lock);
 	release_list(c, &dead);
-	cache_put(c);
+	dg_pin_cache_put(c);
 }
 
 /* A live entry covering [start, last] with the permission asked for. */
@@ -747,11 +765,8 @@ bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
 			break;
 		entry_unlink(c, e);
 		c->invalidations++;
-		if (!e->refs) {
-			list_move(&e->lru, &c->dead);
-			WRITE_ONCE(c->nr_idle, c->nr_idle - 1);
-			queue_reap(c);
-		}
+		if (!e->refs)
+			entry_to_dead(c, e);
 	}
 	spin_unlock(&c->lock);
 	return true;
@@ -786,17 +801,6 @@ bool dg_pin_cache_tryget(struct dg_pin_cache *c)
 }
 
 /**
- * dg_pin_cache_put() - give back a reference of dg_pin_cache_tryget()
- * @c: the cache; freed if that was the last reference
- *
- * Context: process context, may sleep.
- */
-void dg_pin_cache_put(struct dg_pin_cache *c)
-{
-	cache_put(c);
-}
-
-/**
  * dg_pin_cache_evict() - drop unused entries, least recently used first
  * @c: the cache
  * @nr: how many at most
@@ -819,13 +823,10 @@ unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr)
 	while (done < nr && !list_empty(&c->lru)) {
 		e = list_last_entry(&c->lru, struct dg_pin_entry, lru);
 		entry_unlink(c, e);
-		list_move(&e->lru, &c->dead);
-		WRITE_ONCE(c->nr_idle, c->nr_idle - 1);
+		entry_to_dead(c, e);
 		c->evictions++;
 		done++;
 	}
-	if (done)
-		queue_reap(c);
 	spin_unlock(&c->lock);
 	return done;
 }
@@ -866,7 +867,7 @@ unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
 	if (held)
 		dg_err(c->plat.dev, "pin cache destroyed with %lu handles held; released at their last put",
 		       held);
-	cache_put(c);
+	dg_pin_cache_put(c);
 	return held;
 }
 
