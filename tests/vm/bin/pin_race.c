@@ -21,31 +21,50 @@
 
 #define PAGE		4096UL
 #define WINDOW		16		/* pages */
-#define ITERS		3000		/* gets per getter */
+#define ITERS		3000		/* gets per getter and batch */
+#define MIN_ROUNDS	50		/* changes the race needs, at least */
+#define MAX_BATCHES	20
 
 static int fd;
 static char *win;
 static volatile int stop;
+static volatile unsigned long rounds;
 
 struct getter {
 	struct pt_hammer h;
+	unsigned long ok, faults, other, iters;
 	int ret;
 };
 
+/*
+ * Batches of ITERS gets until the changer has made MIN_ROUNDS changes:
+ * two getters looping in the kernel can starve it on two vCPUs.
+ */
 static void *getter(void *arg)
 {
 	struct getter *g = arg;
+	int b;
 
-	g->ret = ioctl(fd, PT_IOC_HAMMER, &g->h) ? -errno : 0;
+	for (b = 0; b < MAX_BATCHES && !g->ret &&
+	     (!b || rounds < MIN_ROUNDS); b++) {
+		g->h.ok = g->h.faults = g->h.other = 0;
+		g->ret = ioctl(fd, PT_IOC_HAMMER, &g->h) ? -errno : 0;
+		g->ok += g->h.ok;
+		g->faults += g->h.faults;
+		g->other += g->h.other;
+		g->iters += ITERS;
+	}
 	return NULL;
 }
 
 /* Unmap, remap and DONTNEED pages of the window until the getters end. */
 static void *changer(void *arg)
 {
-	unsigned long *rounds = arg, page;
+	unsigned long page;
 	unsigned int seed = 7;
 	char *p;
+
+	(void)arg;
 
 	while (!stop) {
 		page = rand_r(&seed) % WINDOW;
@@ -64,8 +83,8 @@ static void *changer(void *arg)
 		default:
 			break;
 		}
-		memset(p, (int)*rounds, PAGE);
-		++*rounds;
+		memset(p, (int)rounds, PAGE);
+		rounds++;
 	}
 	return NULL;
 }
@@ -74,7 +93,6 @@ int main(void)
 {
 	struct pt_create c = { 0 };
 	struct getter g[2];
-	unsigned long rounds = 0;
 	struct pt_stats st;
 	pthread_t t[3];
 	int i, ok = 1;
@@ -97,7 +115,7 @@ int main(void)
 		g[i].h.iters = ITERS;
 		g[i].h.write = i;
 	}
-	if (pthread_create(&t[2], NULL, changer, &rounds) ||
+	if (pthread_create(&t[2], NULL, changer, NULL) ||
 	    pthread_create(&t[0], NULL, getter, &g[0]) ||
 	    pthread_create(&t[1], NULL, getter, &g[1])) {
 		printf("Bail out! pthread_create\n");
@@ -110,12 +128,11 @@ int main(void)
 	if (ioctl(fd, PT_IOC_STATS, &st))
 		ok = 0;
 	for (i = 0; i < 2; i++) {
-		printf("# getter %d: ret %d, %llu gets, %llu -EFAULT, %llu other (first %d)\n",
-		       i, g[i].ret, (unsigned long long)g[i].h.ok,
-		       (unsigned long long)g[i].h.faults,
-		       (unsigned long long)g[i].h.other, g[i].h.first_err);
-		if (g[i].ret || g[i].h.other || !g[i].h.ok ||
-		    g[i].h.ok + g[i].h.faults != ITERS)
+		printf("# getter %d: ret %d, %lu gets, %lu -EFAULT, %lu other (first %d) of %lu\n",
+		       i, g[i].ret, g[i].ok, g[i].faults, g[i].other,
+		       g[i].h.first_err, g[i].iters);
+		if (g[i].ret || g[i].other || !g[i].ok ||
+		    g[i].ok + g[i].faults != g[i].iters)
 			ok = 0;
 	}
 	printf("# changer: %lu rounds; cache: %llu hits, %llu misses, %llu invalidations, %llu retries\n",

@@ -206,17 +206,29 @@ static long net_pins(void)
 }
 
 /*
- * Entries invalidated while unused are released by the next get: a get
- * that fails (page 1 is never mapped) makes the counts exact now.
+ * Entries invalidated while unused are released by the cache's work item,
+ * or by the next get: a get that fails (page 1 is never mapped) releases
+ * what is still waiting, then wait (up to a second) for a release the
+ * work item may have in progress: it is done when the process's locked
+ * memory (VmPin, uncharged after the unpin) is what the cache's entries
+ * hold. Afterwards the pin counts are exact.
  */
 static void settle(int fd)
 {
 	struct pt_get g;
+	int i;
 
 	memset(&g, 0, sizeof(g));
 	g.addr = PAGE;
 	g.len = PAGE;
 	ioctl(fd, PT_IOC_GET, &g);
+	for (i = 0; i < 100; i++) {
+		if (vm_pin_kb() * 1024 == (long)stats(fd).pinned_bytes)
+			return;
+		usleep(10000);
+	}
+	diag("settle: VmPin %ld kB, cache %llu bytes after 1 s", vm_pin_kb(),
+	     (unsigned long long)stats(fd).pinned_bytes);
 }
 
 static void *map_anon(size_t len)
