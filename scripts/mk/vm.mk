@@ -18,6 +18,8 @@
 #                       (scripts/vm/run.sh, scripts/report/)
 #   make vm-selftest    only the harness self-test (planted failures)
 #   make vm-planted     only the planted core regressions (scripts/vm/planted.sh)
+#   make check-planted  only whether every planted patch still applies (seconds;
+#                       its own check group, so a stale one is red early)
 #   make vm-spec SPEC=tests/vm/x.vmtest [KVER=] [BACKEND=]   boot one spec
 #                       (under each of its backends, or those named), print
 #                       results
@@ -33,7 +35,7 @@
 VM_BIN_DIR	:= $(BUILD)/vm-bin
 vm_ko_dir	= $(BUILD)/vm-ko/$(1)
 VM_DEPS		?=
-CHECK_GROUPS	+= vm
+CHECK_GROUPS	+= planted vm
 export VM_BIN_DIR VM_JOBS VM_SELFTEST BACKEND
 
 # Guest programs: every tests/vm/bin/*.c, static with musl.
@@ -48,7 +50,12 @@ $(VM_BIN_DIR)/%: tests/vm/bin/%.c $(wildcard tests/kmod/*.h)
 	@mkdir -p $(dir $@)
 	musl-gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
-.PHONY: check-vm run vm-selftest vm-planted vm-spec vm-deps
+.PHONY: check-vm check-planted run vm-selftest vm-planted vm-spec vm-deps
+check-planted:
+	@mkdir -p $(RESULTS)
+	@scripts/vm/planted.sh applies | tee $(RESULTS)/planted; \
+		! grep -q '^not ok' $(RESULTS)/planted
+
 vm-deps: deps
 	$(if $(strip $(VM_DEPS)),@$(MAKE) --no-print-directory $(VM_DEPS))
 
