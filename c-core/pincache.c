@@ -7,24 +7,37 @@
  *                optionally DMA-mapped (map), with a refcount of the
  *                handles drivers hold, an interval notifier of its own and
  *                an id in the cache's xarray (ids) that handles name it by.
+ * hold           the entry's word: handles held << 1 | DG_PIN_INDEXED.
+ *                A get takes a handle only while INDEXED is set (a
+ *                compare-and-exchange); whoever brings the word to 0
+ *                (the last put of an unindexed entry, or an eviction
+ *                taking an idle one, 1 -> 0) owns the entry's release.
  * index          an interval tree (the kernel's interval_tree_generic.h)
- *                over the live entries. A get hits an entry that covers
- *                the range with enough permission: the entries containing
- *                the first page are walked, O(log n + k), k the number of
- *                live entries over that page; a miss drops the unused
- *                entries its new entry covers, so k stays small.
- *                Overlapping entries may coexist, each with its own pins.
- * lru            the live entries no handle holds, the most recently put
- *                first; eviction takes the tail. Entries in use are on no
- *                list and are never evicted.
+ *                over the live (indexed) entries, under the lock: a get
+ *                that misses the hash walks the entries containing the
+ *                first page, O(log n + k), k the number of live entries
+ *                over that page; a miss drops the unused entries its new
+ *                entry covers, so k stays small. Overlapping entries may
+ *                coexist, each with its own pins.
+ * hash           the same live entries by start page, an RCU hash: the
+ *                lock-free hit path. A get whose range starts where a live
+ *                entry starts (a driver reusing its buffer) takes its
+ *                handle with no lock and no write to the cache; a put
+ *                finds its entry through the ids xarray, also lock-free.
+ *                Entries are freed after an RCU grace period.
+ * lru            every live entry, in use or not; a hit only marks its
+ *                entry referenced. Eviction takes from the tail, giving
+ *                referenced entries a second chance (to the head, mark
+ *                cleared) and skipping those in use (never evicted).
  * dead           stale entries no handle holds, invalidated inside the
  *                notifier callback, which queues the platform's deferred
  *                reap (a work item) to release them in process context;
  *                a get, put or destroy that comes first releases them.
  *
- * Entry states: NEW while a miss pins it (not indexed; the notifier only
- * moves its sequence), LIVE once indexed, STALE once invalidated, evicted
- * or destroyed (not indexed; released at the last put, or from dead).
+ * An entry is new while a miss pins it (hold 0, not indexed: the
+ * notifier only moves its sequence), live once indexed, stale once
+ * invalidated, evicted or destroyed (INDEXED cleared under the lock,
+ * never set again; released at the last put, or from dead).
  *
  * Lifetime: the cache is reference counted (ref): one reference is its
  * creator's, dropped by dg_pin_cache_destroy(); one is held by every
@@ -65,46 +78,64 @@
  * comes after eviction, so a full cache does not fail a get for the
  * limit while it holds unused pins.
  *
- * Locking: c->lock (spinlock_t) guards the index, the lists, the states,
- * the refcounts and the counters. Nothing is pinned, mapped, charged,
- * allocated or freed under it (the xarray's erase frees nothing the
- * lock's holders could wait on). Lock order: the mm's (the notifier
- * callback runs under it) before c->lock before the xarray's.
+ * Locking: c->lock (spinlock_t) guards the index, the hash's and the
+ * lists' changes, INDEXED and the counters but the per-CPU ones (hits,
+ * puts). Hits and puts take no lock: an RCU read section, one atomic
+ * compare-and-exchange on the entry's word, one per-CPU increment.
+ * Nothing is pinned, mapped, charged, allocated or freed under the lock
+ * (the xarray's erase frees nothing the lock's holders could wait on).
+ * Lock order: the mm's (the notifier callback runs under it) before
+ * c->lock before the xarray's.
  */
 #include "pincache.h"
 
-enum dg_pin_state {
-	DG_PIN_NEW,
-	DG_PIN_LIVE,
-	DG_PIN_STALE,
-};
+/* The hold word: a get may take a handle while the entry is indexed. */
+#define DG_PIN_INDEXED		1L
+#define DG_PIN_HANDLE		2L
+
+/* Buckets of the hash by start page. */
+#define DG_PIN_HASH_BITS	9
 
 struct dg_pin_entry {
-	struct rb_node rb;
+	/* read by lock-free hits: set before the entry is hashed */
+	struct hlist_node hnode;	/* c->hash, while indexed */
 	unsigned long start, last;	/* page-aligned start, last byte */
+	atomic_long_t hold;		/* handles << 1 | DG_PIN_INDEXED */
+	bool write;
+	bool referenced;		/* hit since the LRU scan passed */
+	bool prot_changed;		/* VMA protection changed since checked */
+	u32 id;				/* in c->ids */
+	u32 serial;			/* unique among live entries */
+	void **pages;
+	void *map;
+	/* under the lock */
+	struct rb_node rb;
 	unsigned long subtree_last;
 	struct list_head lru;		/* c->lru, c->dead or a private list */
 	struct dg_pin_cache *cache;
-	void **pages;
-	void *map;
 	unsigned long nr_pages;
-	unsigned long refs;		/* handles held */
-	u32 id;				/* in c->ids */
-	u32 serial;			/* unique among live entries */
-	u8 state;
-	bool write;
-	bool prot_changed;		/* VMA protection changed since checked */
 	unsigned long prot_gen;		/* moves at each protection event */
 	struct dg_pin_notifier notifier;
+	struct rcu_head rcu;
 };
 
+/* Counted without the lock, by lock-free hits and puts. */
+struct dg_pin_pcpu {
+	u64 hits;
+	u64 puts;			/* refused ones too */
+} __aligned(64);	/* userspace's per-CPU slots are one array */
+
 struct dg_pin_cache {
-	spinlock_t lock;		/* index, lists, states, refs, counters */
+	/* read by lock-free hits and puts, written at create and free */
+	struct hlist_head *hash;	/* RCU; changed under the lock */
+	struct dg_pin_pcpu __percpu *pcpu;
+	struct xarray ids;		/* id -> entry, until released */
+	/* under the lock */
+	spinlock_t lock;		/* index, hash, lists, INDEXED, counters */
 	refcount_t ref;			/* creator, entries, a queued reap */
 	struct rb_root_cached index;
 	struct list_head lru;
 	struct list_head dead;
-	struct xarray ids;		/* id -> entry, until released */
 	u64 max_bytes;
 	u32 max_entries;
 	int node;
@@ -114,9 +145,8 @@ struct dg_pin_cache {
 	u64 bytes;			/* reserved or pinned, not released */
 	u32 nr_entries;			/* reserved or holding pins */
 	u32 nr_indexed;
-	u32 nr_idle;			/* on the LRU (read without the lock) */
-	u64 handles;
-	u64 hits, misses, invalidations, inval_ignored, evictions, retries;
+	u64 created;			/* handles given by misses */
+	u64 misses, invalidations, inval_ignored, evictions, retries;
 	u64 prot_checks, bad_puts;
 	struct dg_pin_plat plat;
 };
@@ -140,29 +170,35 @@ INTERVAL_TREE_DEFINE(struct dg_pin_entry, rb, unsigned long, subtree_last,
 void dg_pin_cache_check(struct dg_pin_cache *c)
 {
 	struct dg_pin_entry *e;
-	u32 indexed = 0, idle = 0;
+	u32 indexed = 0, listed = 0, hashed = 0, b;
 
 	spin_lock(&c->lock);
 	for (e = pin_it_iter_first(&c->index, 0, ULONG_MAX); e;
 	     e = pin_it_iter_next(e, 0, ULONG_MAX)) {
-		dg_assert(e->state == DG_PIN_LIVE);
+		dg_assert(atomic_long_read(&e->hold) & DG_PIN_INDEXED);
 		dg_assert(!(e->start & (DG_PAGE_SIZE - 1)));
 		dg_assert(e->last - e->start + 1 == e->nr_pages * DG_PAGE_SIZE);
-		/* idle entries are on the LRU, entries in use on no list */
-		dg_assert(!e->refs == !list_empty(&e->lru));
+		dg_assert(!list_empty(&e->lru));
 		dg_assert(xa_load(&c->ids, e->id) == e);
 		indexed++;
 	}
 	list_for_each_entry(e, &c->lru, lru) {
-		dg_assert(e->state == DG_PIN_LIVE && !e->refs);
-		idle++;
+		dg_assert(atomic_long_read(&e->hold) & DG_PIN_INDEXED);
+		listed++;
+	}
+	for (b = 0; b < 1u << DG_PIN_HASH_BITS; b++) {
+		hlist_for_each_entry(e, &c->hash[b], hnode) {
+			dg_assert(hash_long(e->start / DG_PAGE_SIZE,
+					    DG_PIN_HASH_BITS) == b);
+			hashed++;
+		}
 	}
 	list_for_each_entry(e, &c->dead, lru)
-		dg_assert(e->state == DG_PIN_STALE && !e->refs);
-	dg_assert(idle == c->nr_idle);
+		dg_assert(!atomic_long_read(&e->hold));
 	dg_assert(list_empty(&c->dead) || c->reap_queued);
 	dg_assert(indexed == c->nr_indexed);
-	dg_assert(idle <= indexed && indexed <= c->nr_entries);
+	dg_assert(listed == indexed && hashed == indexed);
+	dg_assert(indexed <= c->nr_entries);
 	dg_assert(!c->max_entries || c->nr_entries <= c->max_entries);
 	dg_assert(!c->max_bytes || c->bytes <= c->max_bytes);
 	spin_unlock(&c->lock);
@@ -184,10 +220,13 @@ struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p)
 	c = dg_kzalloc_node(sizeof(*c), GFP_KERNEL_ACCOUNT, p->node);
 	if (!c)
 		return NULL;
-	if (dg_pin_plat_init(&c->plat, p->mm, p->dev)) {
-		dg_kfree(c);
-		return NULL;
-	}
+	c->hash = dg_kvcalloc(1u << DG_PIN_HASH_BITS, sizeof(*c->hash),
+			      p->node);
+	c->pcpu = dg_percpu_alloc(struct dg_pin_pcpu);
+	if (!c->hash || !c->pcpu)
+		goto free;
+	if (dg_pin_plat_init(&c->plat, p->mm, p->dev))
+		goto free;
 	spin_lock_init(&c->lock);
 	refcount_set(&c->ref, 1);
 	c->index = RB_ROOT_CACHED;
@@ -199,6 +238,13 @@ struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p)
 	c->node = p->node;
 	c->mapped = p->dev;
 	return c;
+
+free:
+	if (c->pcpu)
+		dg_percpu_free(c->pcpu);
+	dg_kvfree(c->hash);
+	dg_kfree(c);
+	return NULL;
 }
 
 /**
@@ -207,7 +253,8 @@ struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p)
  *
  * The cache's own users (its entries, a queued reap, its creator through
  * dg_pin_cache_destroy()) and a walker's dg_pin_cache_tryget() drop
- * theirs here.
+ * theirs here. No get may race the last (gets end with the creator's
+ * reference), so the cache itself needs no grace period.
  *
  * Context: process context, may sleep.
  */
@@ -218,6 +265,8 @@ void dg_pin_cache_put(struct dg_pin_cache *c)
 	dg_assert(xa_empty(&c->ids));
 	xa_destroy(&c->ids);
 	dg_pin_plat_fini(&c->plat);
+	dg_percpu_free(c->pcpu);
+	dg_kvfree(c->hash);
 	dg_kfree(c);
 }
 
@@ -232,22 +281,76 @@ static void queue_reap(struct dg_pin_cache *c)
 	dg_pin_plat_queue_reap(&c->plat);
 }
 
-/* Take a live entry out of the index for good; the caller owns it if idle. */
-static void entry_unlink(struct dg_pin_cache *c, struct dg_pin_entry *e)
+static struct hlist_head *hash_head(struct dg_pin_cache *c,
+				    unsigned long start)
+{
+	return &c->hash[hash_long(start / DG_PAGE_SIZE, DG_PIN_HASH_BITS)];
+}
+
+/* A handle on a live entry, taken without the lock. */
+static bool entry_tryhold(struct dg_pin_entry *e)
+{
+	long v = atomic_long_read(&e->hold);
+
+	do {
+		if (!(v & DG_PIN_INDEXED))
+			return false;
+	} while (!atomic_long_try_cmpxchg(&e->hold, &v, v + DG_PIN_HANDLE));
+	return true;
+}
+
+/*
+ * Give a handle back, without the lock. Return: the word after, or -1
+ * when no handle was held (nothing changed); 0: the entry is stale and
+ * this was its last handle, the caller owns its release.
+ */
+static long entry_unhold(struct dg_pin_entry *e)
+{
+	long v = atomic_long_read(&e->hold);
+
+	do {
+		if (v < DG_PIN_HANDLE)
+			return -1;
+	} while (!atomic_long_try_cmpxchg(&e->hold, &v, v - DG_PIN_HANDLE));
+	return v - DG_PIN_HANDLE;
+}
+
+/* Take an idle live entry for eviction (1 -> 0): no get can hold it now. */
+static bool entry_take_idle(struct dg_pin_entry *e)
+{
+	long v = DG_PIN_INDEXED;
+
+	return atomic_long_try_cmpxchg(&e->hold, &v, 0);
+}
+
+/* Out of the index, the hash and the LRU; INDEXED is the caller's. */
+static void entry_unindex(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	__must_hold(&c->lock)
 {
 	pin_it_remove(e, &c->index);
 	RB_CLEAR_NODE(&e->rb);
+	hlist_del_rcu(&e->hnode);
+	list_del_init(&e->lru);
 	c->nr_indexed--;
-	e->state = DG_PIN_STALE;
 }
 
-/* An unused entry just unlinked leaves the LRU for the deferred reap. */
+/*
+ * Unindex a live entry for good. Return: true when no handle held it: the
+ * caller owns it; else the last put releases it.
+ */
+static bool entry_unlink(struct dg_pin_cache *c, struct dg_pin_entry *e)
+	__must_hold(&c->lock)
+{
+	entry_unindex(c, e);
+	return atomic_long_fetch_andnot(DG_PIN_INDEXED, &e->hold) ==
+	       DG_PIN_INDEXED;
+}
+
+/* An unused entry just unlinked goes to the deferred reap. */
 static void entry_to_dead(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	__must_hold(&c->lock)
 {
-	list_move(&e->lru, &c->dead);
-	WRITE_ONCE(c->nr_idle, c->nr_idle - 1);
+	list_add(&e->lru, &c->dead);
 	queue_reap(c);
 }
 
@@ -263,15 +366,14 @@ static void entry_forget(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	c->nr_entries--;
 }
 
-/* Evict an idle live entry onto @out, for release outside the lock. */
+/* Evict an entry taken idle onto @out, for release outside the lock. */
 static void entry_evict(struct dg_pin_cache *c, struct dg_pin_entry *e,
 			struct list_head *out)
 	__must_hold(&c->lock)
 {
-	entry_unlink(c, e);
+	entry_unindex(c, e);
 	entry_forget(c, e);
-	list_move(&e->lru, out);
-	WRITE_ONCE(c->nr_idle, c->nr_idle - 1);
+	list_add(&e->lru, out);
 	c->evictions++;
 }
 
@@ -287,9 +389,10 @@ static void entry_unpin(struct dg_pin_cache *c, struct dg_pin_entry *e,
 }
 
 /*
- * Release an entry nobody can reach any more: notifier first (it waits
+ * Release an entry nobody can hold any more: notifier first (it waits
  * for a callback running on the entry), then the DMA mapping, the pins,
- * the charge, the memory and the entry's reference on the cache, which
+ * the charge, the memory (after a grace period: a lock-free get or put
+ * may still be reading it) and the entry's reference on the cache, which
  * may be the last. Process context, no lock held.
  */
 static void entry_release(struct dg_pin_cache *c, struct dg_pin_entry *e)
@@ -298,7 +401,7 @@ static void entry_release(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	entry_unpin(c, e, e->nr_pages);
 	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
 	dg_kvfree(e->pages);
-	dg_kfree(e);
+	kfree_rcu(e, rcu);
 	dg_pin_cache_put(c);
 }
 
@@ -347,6 +450,27 @@ void dg_pin_reap_deferred(struct dg_pin_plat *plat)
 	dg_pin_cache_put(c);
 }
 
+/*
+ * The lock-free hit: a live entry starting at @start, covering @last,
+ * with the permission asked for and no protection change to check, held.
+ */
+static struct dg_pin_entry *pin_lookup_rcu(struct dg_pin_cache *c,
+					   unsigned long start,
+					   unsigned long last, bool write)
+{
+	struct dg_pin_entry *e;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(e, hash_head(c, start), hnode) {
+		if (e->start == start && e->last >= last &&
+		    (e->write || !write) && !READ_ONCE(e->prot_changed) &&
+		    entry_tryhold(e))
+			break;
+	}
+	rcu_read_unlock();
+	return e;
+}
+
 /* A live entry covering [start, last] with the permission asked for. */
 static struct dg_pin_entry *pin_lookup(struct dg_pin_cache *c,
 				       unsigned long start, unsigned long last,
@@ -363,6 +487,28 @@ static struct dg_pin_entry *pin_lookup(struct dg_pin_cache *c,
 }
 
 /*
+ * The coldest idle live entry, taken (its word 1 -> 0), or NULL. Entries
+ * hit since the scan last passed get a second chance and entries in use
+ * are passed over: both go to the head. Each is looked at twice at most.
+ */
+static struct dg_pin_entry *lru_victim(struct dg_pin_cache *c)
+	__must_hold(&c->lock)
+{
+	unsigned long scan = 2UL * c->nr_indexed;
+	struct dg_pin_entry *e;
+
+	while (scan-- && !list_empty(&c->lru)) {
+		e = list_last_entry(&c->lru, struct dg_pin_entry, lru);
+		if (READ_ONCE(e->referenced))
+			WRITE_ONCE(e->referenced, false);
+		else if (entry_take_idle(e))
+			return e;
+		list_move(&e->lru, &c->lru);
+	}
+	return NULL;
+}
+
+/*
  * Make room for @bytes more in one more entry: evict from the LRU tail
  * onto @out. Return: true when the budgets allow it now.
  */
@@ -374,9 +520,9 @@ static bool make_room(struct dg_pin_cache *c, u64 bytes,
 
 	while ((c->max_bytes && c->bytes + bytes > c->max_bytes) ||
 	       (c->max_entries && c->nr_entries + 1 > c->max_entries)) {
-		if (list_empty(&c->lru))
+		e = lru_victim(c);
+		if (!e)
 			return false;
-		e = list_last_entry(&c->lru, struct dg_pin_entry, lru);
 		entry_evict(c, e, out);
 	}
 	return true;
@@ -391,8 +537,8 @@ static void drop_covered(struct dg_pin_cache *c, struct dg_pin_entry *n,
 
 	for (e = pin_it_iter_first(&c->index, n->start, n->last); e; e = next) {
 		next = pin_it_iter_next(e, n->start, n->last);
-		if (!e->refs && e->start >= n->start && e->last <= n->last &&
-		    (n->write || !e->write))
+		if (e->start >= n->start && e->last <= n->last &&
+		    (n->write || !e->write) && entry_take_idle(e))
 			entry_evict(c, e, out);
 	}
 }
@@ -410,35 +556,27 @@ static void fill_handle(struct dg_pin_entry *e, unsigned long addr,
 	h->map_offset = addr - e->start;
 }
 
-/* A new handle on a live entry. */
-static void entry_hold(struct dg_pin_cache *c, struct dg_pin_entry *e)
-	__must_hold(&c->lock)
+/*
+ * A handle taken under the lock on an entry found in the index: INDEXED
+ * only goes under the lock, but lock-free gets and puts move the word.
+ */
+static void entry_hold(struct dg_pin_entry *e)
 {
-	if (!e->refs++) {
-		list_del_init(&e->lru);
-		WRITE_ONCE(c->nr_idle, c->nr_idle - 1);
-	}
-	c->handles++;
+	atomic_long_add_return(DG_PIN_HANDLE, &e->hold);
 }
 
 /*
- * A handle given back: the last one puts a live entry on the LRU, or a
- * stale one on @out for release.
+ * A handle given back by the lock's holder: a stale entry's last goes on
+ * @out for release.
  */
-static void entry_unhold(struct dg_pin_cache *c, struct dg_pin_entry *e,
-			 struct list_head *out)
+static void entry_unhold_locked(struct dg_pin_cache *c,
+				struct dg_pin_entry *e, struct list_head *out)
 	__must_hold(&c->lock)
 {
-	c->handles--;
-	if (--e->refs)
+	if (entry_unhold(e))
 		return;
-	if (e->state == DG_PIN_LIVE) {
-		list_add(&e->lru, &c->lru);
-		WRITE_ONCE(c->nr_idle, c->nr_idle + 1);
-	} else {
-		entry_forget(c, e);
-		list_add(&e->lru, out);
-	}
+	entry_forget(c, e);
+	list_add(&e->lru, out);
 }
 
 /*
@@ -461,10 +599,11 @@ static bool entry_recheck(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	if (ok) {
 		/* a protection event while checking: check again next time */
 		if (e->prot_gen == gen)
-			e->prot_changed = false;
+			WRITE_ONCE(e->prot_changed, false);
 		return true;
 	}
-	if (e->state == DG_PIN_LIVE) {
+	/* still indexed: our handle keeps it from going to dead here */
+	if (atomic_long_read(&e->hold) & DG_PIN_INDEXED) {
 		entry_unlink(c, e);
 		c->invalidations++;
 	}
@@ -518,7 +657,7 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	e->last = start + bytes - 1;
 	e->write = write;
 	e->cache = c;
-	e->state = DG_PIN_NEW;
+	atomic_long_set(&e->hold, 0);
 	e->serial = (u32)atomic_inc_return(&dg_pin_serial);
 	if (!e->serial)		/* wrapped: 0 means "no handle" */
 		e->serial = (u32)atomic_inc_return(&dg_pin_serial);
@@ -562,15 +701,17 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	/*
 	 * Under the lock, with the sequence unmoved: the pages are current.
 	 * A protection event meanwhile left prot_changed set: the next hit
-	 * checks it.
+	 * checks it. Every field a lock-free hit reads is set before the
+	 * entry is hashed.
 	 */
-	e->state = DG_PIN_LIVE;
-	e->refs = 1;
+	atomic_long_set(&e->hold, DG_PIN_HANDLE | DG_PIN_INDEXED);
 	refcount_inc(&c->ref);
 	drop_covered(c, e, out);
 	pin_it_insert(e, &c->index);
+	hlist_add_head_rcu(&e->hnode, hash_head(c, start));
+	list_add(&e->lru, &c->lru);
 	c->nr_indexed++;
-	c->handles++;
+	c->created++;
 	spin_unlock(&c->lock);
 	return e;
 
@@ -580,6 +721,10 @@ uncharge:
 	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
 erase:
 	xa_erase(&c->ids, e->id);
+	dg_kvfree(e->pages);
+	/* named: a lock-free put of a forged cookie may be reading it */
+	kfree_rcu(e, rcu);
+	return ERR_PTR(err);
 free:
 	dg_kvfree(e->pages);
 	dg_kfree(e);
@@ -596,10 +741,11 @@ free:
  * @h: filled in on success; give it back with dg_pin_put()
  *
  * A hit takes a reference on a live entry covering the range (cost
- * independent of its length; after a protection change of its range,
- * the first hit re-checks the range's permission, as a pin would); a
- * miss pins the page-aligned range covering it into a new entry. No pin
- * is left behind on error.
+ * independent of its length; no lock when the range starts where the
+ * entry starts; after a protection change of its range, the first hit
+ * re-checks the range's permission, as a pin would); a miss pins the
+ * page-aligned range covering it into a new entry. No pin is left behind
+ * on error.
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for @len 0, -EOVERFLOW for a range that wraps,
@@ -627,20 +773,22 @@ int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
 		return -EOVERFLOW;
 	bytes = (u64)end + 1 - start;
 
+	e = pin_lookup_rcu(c, start, end, write);
+	if (likely(e))
+		goto hit;
+
 	spin_lock(&c->lock);
 	take_dead(c, &out);
 	e = pin_lookup(c, start, end, write);
 	if (e) {
-		entry_hold(c, e);
+		entry_hold(e);
 		if (likely(!e->prot_changed) || entry_recheck(c, e)) {
-			c->hits++;
 			spin_unlock(&c->lock);
 			release_list(c, &out);
-			fill_handle(e, addr, len, h);
-			return 0;
+			goto hit;
 		}
 		/* dropped: the miss below pins what is mapped now, or fails */
-		entry_unhold(c, e, &out);
+		entry_unhold_locked(c, e, &out);
 	}
 	c->misses++;
 	if (c->max_bytes && bytes > c->max_bytes) {
@@ -670,17 +818,34 @@ int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
 	release_list(c, &out);
 	fill_handle(e, addr, len, h);
 	return 0;
+
+hit:
+	/* for the LRU scan; a write only when it changes the line */
+	if (!READ_ONCE(e->referenced))
+		WRITE_ONCE(e->referenced, true);
+	dg_this_cpu_inc(c->pcpu, hits);
+	fill_handle(e, addr, len, h);
+	return 0;
 }
 
-/* The entry a cookie names, if it is this cache's and held. */
-static struct dg_pin_entry *cookie_entry(struct dg_pin_cache *c, u64 cookie)
-	__must_hold(&c->lock)
+/*
+ * Take a handle back, without the lock: the entry a cookie names, if it
+ * is this cache's, has the cookie's serial and is held. Return: the
+ * entry's word after (0: the caller releases it), -1 when refused.
+ */
+static long cookie_unhold(struct dg_pin_cache *c, u64 cookie,
+			  struct dg_pin_entry **ep)
 {
-	struct dg_pin_entry *e = xa_load(&c->ids, (u32)cookie);
+	struct dg_pin_entry *e;
+	long ret = -1;
 
-	if (!e || e->serial != (u32)(cookie >> 32) || !e->refs)
-		return NULL;
-	return e;
+	rcu_read_lock();
+	e = xa_load(&c->ids, (u32)cookie);
+	if (e && e->serial == (u32)(cookie >> 32))
+		ret = entry_unhold(e);
+	rcu_read_unlock();
+	*ep = e;
+	return ret;
 }
 
 /**
@@ -693,7 +858,8 @@ static struct dg_pin_entry *cookie_entry(struct dg_pin_cache *c, u64 cookie)
  * handle this cache did not give out, or took back already (a copy put
  * twice, a handle of a released entry, of another cache, garbage), is
  * refused: reported once per cache, counted in the stats, never applied.
- * The last put on a destroyed cache frees it.
+ * The last put on a destroyed cache frees it. Takes no lock unless it
+ * releases the entry or refuses the handle.
  *
  * Context: process context, may sleep.
  * Return: 0, or -EINVAL for a refused handle.
@@ -701,12 +867,18 @@ static struct dg_pin_entry *cookie_entry(struct dg_pin_cache *c, u64 cookie)
 int dg_pin_put(struct dg_pin_cache *c, struct dg_pin_handle *h)
 {
 	struct dg_pin_entry *e;
-	bool first = false;
+	bool first;
 	LIST_HEAD(out);
+	long left;
 
-	spin_lock(&c->lock);
-	e = cookie_entry(c, h->cookie);
-	if (unlikely(!e)) {
+	/*
+	 * Counted first: once the handle is back, another put may release
+	 * the entry and with it the last reference on a destroyed cache.
+	 */
+	dg_this_cpu_inc(c->pcpu, puts);
+	left = cookie_unhold(c, h->cookie, &e);
+	if (unlikely(left < 0)) {
+		spin_lock(&c->lock);
 		c->bad_puts++;
 		first = !c->bad_put_reported;
 		c->bad_put_reported = true;
@@ -717,10 +889,15 @@ int dg_pin_put(struct dg_pin_cache *c, struct dg_pin_handle *h)
 			       (unsigned long long)h->cookie);
 		return -EINVAL;
 	}
-	entry_unhold(c, e, &out);
+	h->cookie = 0;
+	if (likely(left))
+		return 0;
+	/* The last handle of a stale entry: ours to release. */
+	spin_lock(&c->lock);
+	entry_forget(c, e);
 	take_dead(c, &out);
 	spin_unlock(&c->lock);
-	h->cookie = 0;
+	list_add(&e->lru, &out);
 	/* @c may be freed by the last release of a destroyed cache. */
 	release_list(c, &out);
 	return 0;
@@ -756,16 +933,17 @@ bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
 		break;
 	case DG_PIN_EV_PROT:
 		c->inval_ignored++;
-		e->prot_changed = true;
+		/* lock-free hits stop serving it from here */
+		WRITE_ONCE(e->prot_changed, true);
 		e->prot_gen++;
 		break;
 	default:
 		dg_pin_plat_set_seq(n, cur_seq);
-		if (e->state != DG_PIN_LIVE)
+		/* new (not yet indexed) or stale already */
+		if (!(atomic_long_read(&e->hold) & DG_PIN_INDEXED))
 			break;
-		entry_unlink(c, e);
 		c->invalidations++;
-		if (!e->refs)
+		if (entry_unlink(c, e))
 			entry_to_dead(c, e);
 	}
 	spin_unlock(&c->lock);
@@ -776,13 +954,22 @@ bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
  * dg_pin_cache_nr_idle() - how many entries an eviction could drop now
  * @c: the cache
  *
- * For a shrinker's count: a snapshot, read without the lock.
+ * For a shrinker's count: a snapshot, O(live entries) under the cache
+ * lock (hits and puts do not take it, so they do not keep a count).
  *
- * Return: the number of unused live entries.
+ * Context: any context but hard interrupt; does not sleep.
+ * Return: the number of live entries no handle holds.
  */
 unsigned int dg_pin_cache_nr_idle(struct dg_pin_cache *c)
 {
-	return READ_ONCE(c->nr_idle);
+	struct dg_pin_entry *e;
+	unsigned int n = 0;
+
+	spin_lock(&c->lock);
+	list_for_each_entry(e, &c->lru, lru)
+		n += atomic_long_read(&e->hold) == DG_PIN_INDEXED;
+	spin_unlock(&c->lock);
+	return n;
 }
 
 /**
@@ -810,6 +997,7 @@ bool dg_pin_cache_tryget(struct dg_pin_cache *c)
  * the index now and are released by the deferred reap (or a get, put or
  * destroy that comes first): nothing here waits for a notifier, a page
  * lock or the mmap lock, so reclaim may call it from any context.
+ * Recently hit entries get a second chance first (see the LRU above).
  *
  * Context: any context but hard interrupt; does not sleep.
  * Return: the number evicted.
@@ -820,15 +1008,34 @@ unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr)
 	unsigned int done = 0;
 
 	spin_lock(&c->lock);
-	while (done < nr && !list_empty(&c->lru)) {
-		e = list_last_entry(&c->lru, struct dg_pin_entry, lru);
-		entry_unlink(c, e);
+	while (done < nr) {
+		e = lru_victim(c);
+		if (!e)
+			break;
+		entry_unindex(c, e);
 		entry_to_dead(c, e);
 		c->evictions++;
 		done++;
 	}
 	spin_unlock(&c->lock);
 	return done;
+}
+
+/*
+ * Handles given and not given back (a snapshot: puts run unlocked). Every
+ * put is counted, the refused ones too (bad_puts).
+ */
+static u64 handles_held(struct dg_pin_cache *c)
+	__must_hold(&c->lock)
+{
+	u64 given = c->created + c->bad_puts, back = 0;
+	int cpu;
+
+	dg_for_each_cpu(cpu) {
+		given += READ_ONCE(dg_percpu_ptr(c->pcpu, cpu)->hits);
+		back += READ_ONCE(dg_percpu_ptr(c->pcpu, cpu)->puts);
+	}
+	return given > back ? given - back : 0;
 }
 
 /**
@@ -852,15 +1059,13 @@ unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
 	spin_lock(&c->lock);
 	for (e = pin_it_iter_first(&c->index, 0, ULONG_MAX); e; e = next) {
 		next = pin_it_iter_next(e, 0, ULONG_MAX);
-		entry_unlink(c, e);
-		if (!e->refs) {
+		if (entry_unlink(c, e)) {
 			entry_forget(c, e);
-			list_move(&e->lru, &out);
+			list_add(&e->lru, &out);
 		}
 	}
-	WRITE_ONCE(c->nr_idle, 0);
 	take_dead(c, &out);
-	held = c->handles;
+	held = handles_held(c);
 	spin_unlock(&c->lock);
 	/* The creator's reference keeps @c until the end of this function. */
 	release_list(c, &out);
@@ -882,8 +1087,13 @@ unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
  */
 void dg_pin_get_stats(struct dg_pin_cache *c, struct dg_pin_stats *st)
 {
+	u64 hits = 0;
+	int cpu;
+
 	spin_lock(&c->lock);
-	st->hits = c->hits;
+	dg_for_each_cpu(cpu)
+		hits += READ_ONCE(dg_percpu_ptr(c->pcpu, cpu)->hits);
+	st->hits = hits;
 	st->misses = c->misses;
 	st->invalidations = c->invalidations;
 	st->inval_ignored = c->inval_ignored;
@@ -894,7 +1104,7 @@ void dg_pin_get_stats(struct dg_pin_cache *c, struct dg_pin_stats *st)
 	st->pinned_bytes = c->bytes;
 	st->entries = c->nr_entries;
 	st->entries_indexed = c->nr_indexed;
-	st->handles = c->handles;
+	st->handles = handles_held(c);
 	spin_unlock(&c->lock);
 }
 

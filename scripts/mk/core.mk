@@ -19,7 +19,7 @@
 
 KTOOLS		:= build/tools/linux/tools
 CORE_SRCS	:= c-core/pool.c c-core/pool_alloc.c c-core/chunk_table.c c-core/platform/user/chunk_mem.c \
-		   c-core/pincache.c c-core/platform/user/pin_mm.c \
+		   c-core/pincache.c c-core/platform/user/pin_mm.c c-core/platform/user/rcu.c \
 		   $(KTOOLS)/lib/find_bit.c $(KTOOLS)/lib/rbtree.c
 CORE_HDRS	:= $(wildcard c-core/*.h c-core/platform/user/*.h) \
 		   $(wildcard abi/include/dmaguard/*.h)

@@ -10,15 +10,19 @@
  * Per size: the range is mapped and cached once (the miss is not timed);
  * a measurement is ITERS get+put pairs of the whole range on one thread,
  * CPU time; the two alternate measurement by measurement, REPS each after
- * one warm-up, medians. Then THREADS threads hit the same cached range for
- * MS milliseconds (wall clock): the pairs per second against one thread's.
+ * one warm-up, medians. Then two threads hit one cache for MS
+ * milliseconds (wall clock), the pairs per second against one thread's:
+ * both the same cached range (one entry: its count's cache line moves
+ * between the CPUs on both sides), then each its own (two entries of one
+ * cache: what two submitting threads with their own buffers do).
  * An idle thread lives from the start: glibc takes its locks without
  * atomics while a process has one thread, the kernel's spinlock always
  * uses one, so both sides pay the kernel's cost in every row.
  *
  *   pin_bench [-r REPS] [-n ITERS] [-m MS] [-s MAX_BYTES]
  *	BENCH native-pin bytes=B ref_ns_per_hit=X dmaguard_ns_per_hit=Y ratio=Y/X
- *	BENCH native-pin-mt threads=2 bytes=B ref_scaling=R dmaguard_scaling=D
+ *	BENCH native-pin-mt threads=2 ranges=same|own bytes=B ref_scaling=R
+ *		dmaguard_scaling=D ...
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -71,11 +75,12 @@ static void ref_put(struct ref_cache *c, struct ref_entry *e)
 	spin_unlock(&c->lock);
 }
 
+/* One cache of each kind over two ranges of the same size; range 0 is timed. */
 struct subject {
 	struct dg_pin_cache *dg;
 	struct ref_cache ref;
-	struct ref_entry entry;
-	unsigned long addr;
+	struct ref_entry entry[2];
+	unsigned long addr[2];
 	size_t len;
 };
 
@@ -101,18 +106,19 @@ static void die(const char *what)
 	exit(1);
 }
 
-static void hit_dg(struct subject *s)
+static void hit_dg(struct subject *s, int k)
 {
 	struct dg_pin_handle h;
 
-	if (dg_pin_get(s->dg, s->addr, s->len, true, &h))
+	if (dg_pin_get(s->dg, s->addr[k], s->len, true, &h))
 		die("dmaguard get failed");
 	dg_pin_put(s->dg, &h);
 }
 
-static void hit_ref(struct subject *s)
+static void hit_ref(struct subject *s, int k)
 {
-	struct ref_entry *e = ref_get(&s->ref, s->addr, s->addr + s->len - 1);
+	struct ref_entry *e = ref_get(&s->ref, s->addr[k],
+				      s->addr[k] + s->len - 1);
 
 	if (!e)
 		die("reference get missed");
@@ -127,9 +133,9 @@ static double measure(struct subject *s, bool dg, unsigned long iters)
 
 	for (i = 0; i < iters; i++) {
 		if (dg)
-			hit_dg(s);
+			hit_dg(s, 0);
 		else
-			hit_ref(s);
+			hit_ref(s, 0);
 	}
 	return (cpu_ns() - t0) / iters;
 }
@@ -150,6 +156,7 @@ static double median(double *v, int n)
 struct mt_arg {
 	struct subject *s;
 	bool dg;
+	int k;			/* the range it hits */
 	int ms;
 	double rate;		/* hits per second of this thread */
 	pthread_barrier_t *go;
@@ -168,9 +175,9 @@ static void *mt_thread(void *p)
 
 		for (k = 0; k < 64; k++) {
 			if (a->dg)
-				hit_dg(a->s);
+				hit_dg(a->s, a->k);
 			else
-				hit_ref(a->s);
+				hit_ref(a->s, a->k);
 		}
 		hits += 64;
 		t = wall_ns();
@@ -180,7 +187,8 @@ static void *mt_thread(void *p)
 }
 
 /* Hits per second of @threads threads on one cache for @ms. */
-static double mt_rate(struct subject *s, bool dg, int threads, int ms)
+static double mt_rate(struct subject *s, bool dg, int threads, int ms,
+		      bool own)
 {
 	struct mt_arg a[8];
 	pthread_barrier_t go;
@@ -190,7 +198,8 @@ static double mt_rate(struct subject *s, bool dg, int threads, int ms)
 
 	pthread_barrier_init(&go, NULL, threads);
 	for (i = 0; i < threads; i++) {
-		a[i] = (struct mt_arg){ .s = s, .dg = dg, .ms = ms, .go = &go };
+		a[i] = (struct mt_arg){ .s = s, .dg = dg, .ms = ms, .go = &go,
+					.k = own ? i % 2 : 0 };
 		if (pthread_create(&t[i], NULL, mt_thread, &a[i]))
 			die("pthread_create");
 	}
@@ -215,7 +224,7 @@ int main(int argc, char **argv)
 		4096, 65536, 1 << 20, 2 << 20, 64 << 20, 1ul << 30,
 	};
 	unsigned long iters = 200000, max_bytes = 1ul << 30;
-	int reps = 9, ms = 300, opt, r, i;
+	int reps = 9, ms = 300, opt, r, i, k, own;
 
 	while ((opt = getopt(argc, argv, "r:n:m:s:")) != -1) {
 		switch (opt) {
@@ -251,25 +260,28 @@ int main(int argc, char **argv)
 
 		if (len > max_bytes)
 			break;
-		mm = dg_user_mm_create(pages);
-		if (!mm || dg_user_mm_map(mm, dg_user_mm_addr(0), len, DG_PROT_RW))
+		mm = dg_user_mm_create(2 * pages);
+		if (!mm || dg_user_mm_map(mm, dg_user_mm_addr(0), 2 * len,
+					  DG_PROT_RW))
 			die("simulated mm");
 		memset(&s, 0, sizeof(s));
 		p.mm = mm;
 		s.dg = dg_pin_cache_create(&p);
 		if (!s.dg)
 			die("cache");
-		s.addr = dg_user_mm_addr(0);
 		s.len = len;
-		/* the miss, not timed: the entry is cached from here on */
-		if (dg_pin_get(s.dg, s.addr, len, true, &h))
-			die("first get");
-		dg_pin_put(s.dg, &h);
 		spin_lock_init(&s.ref.lock);
 		s.ref.index = RB_ROOT_CACHED;
-		s.entry.start = s.addr;
-		s.entry.last = s.addr + len - 1;
-		ref_it_insert(&s.entry, &s.ref.index);
+		for (k = 0; k < 2; k++) {
+			s.addr[k] = dg_user_mm_addr(k * pages);
+			/* the miss, not timed: cached from here on */
+			if (dg_pin_get(s.dg, s.addr[k], len, true, &h))
+				die("first get");
+			dg_pin_put(s.dg, &h);
+			s.entry[k].start = s.addr[k];
+			s.entry[k].last = s.addr[k] + len - 1;
+			ref_it_insert(&s.entry[k], &s.ref.index);
+		}
 
 		measure(&s, false, iters / 10);
 		measure(&s, true, iters / 10);
@@ -282,22 +294,23 @@ int main(int argc, char **argv)
 		printf("BENCH native-pin bytes=%zu ref_ns_per_hit=%.1f dmaguard_ns_per_hit=%.1f ratio=%.3f\n",
 		       len, refm, dgm, dgm / refm);
 		fflush(stdout);
-		if (len == 65536) {
+		for (own = 0; len == 65536 && own < 2; own++) {
 			for (r = 0; r < reps && r < 5; r++) {
-				ref[r] = mt_rate(&s, false, 2, ms) /
-					 mt_rate(&s, false, 1, ms);
-				dg[r] = mt_rate(&s, true, 2, ms) /
-					mt_rate(&s, true, 1, ms);
+				ref[r] = mt_rate(&s, false, 2, ms, own) /
+					 mt_rate(&s, false, 1, ms, own);
+				dg[r] = mt_rate(&s, true, 2, ms, own) /
+					mt_rate(&s, true, 1, ms, own);
 			}
 			r2 = median(ref, r);
 			d2 = median(dg, r);
-			r1 = mt_rate(&s, false, 1, ms);
-			d1 = mt_rate(&s, true, 1, ms);
-			printf("BENCH native-pin-mt threads=2 bytes=%zu ref_scaling=%.2f dmaguard_scaling=%.2f ref_1thread_hits_per_s=%.0f dmaguard_1thread_hits_per_s=%.0f\n",
-			       len, r2, d2, r1, d1);
+			r1 = mt_rate(&s, false, 1, ms, own);
+			d1 = mt_rate(&s, true, 1, ms, own);
+			printf("BENCH native-pin-mt threads=2 ranges=%s bytes=%zu ref_scaling=%.2f dmaguard_scaling=%.2f ref_1thread_hits_per_s=%.0f dmaguard_1thread_hits_per_s=%.0f\n",
+			       own ? "own" : "same", len, r2, d2, r1, d1);
 			fflush(stdout);
 		}
-		ref_it_remove(&s.entry, &s.ref.index);
+		for (k = 0; k < 2; k++)
+			ref_it_remove(&s.entry[k], &s.ref.index);
 		if (dg_pin_cache_destroy(s.dg))
 			die("handles left");
 		dg_user_run_work();

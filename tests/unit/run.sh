@@ -6,9 +6,10 @@
 #
 #   tests/unit/run.sh <results-file> <program>...
 #
-# A program that crashes (sanitizer report, abort) or whose case count
-# does not match its TAP plan gets a "not ok" line of its own, so a crash
-# can never look green. Logs go next to the programs (<program>.log).
+# A program that crashes (sanitizer report, abort), hangs (killed after
+# UNIT_TIMEOUT seconds, default 300) or whose case count does not match
+# its TAP plan gets a "not ok" line of its own, so a crash can never look
+# green. Logs go next to the programs (<program>.log).
 set -u
 out=$1
 shift
@@ -21,7 +22,7 @@ for bin in "$@"; do
 	CMOCKA_MESSAGE_OUTPUT=TAP \
 	ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1} \
 	UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-		"$bin" > "$log" 2>&1
+		timeout -k 10 "${UNIT_TIMEOUT:-300}" "$bin" > "$log" 2>&1
 	rc=$?
 	t1=$(date +%s.%N)
 	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$log" | head -n1)

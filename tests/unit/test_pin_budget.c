@@ -78,6 +78,36 @@ static void in_use_never_evicted(void **state)
 	dg_pin_put(dgp.c, &c);
 }
 
+/*
+ * Hits mark an entry instead of moving it (they take no lock): the scan
+ * gives a marked entry one more pass at the head, then evicts it like any
+ * other, and passes over entries in use without losing their place.
+ */
+static void second_chance(void **state)
+{
+	struct dg_pin_handle h;
+
+	dgp_recreate(0, 3, NULL);
+	get_put(0, 1);
+	get_put(10, 1);
+	get_put(20, 1);				/* head 20 10 0 tail */
+	h = dgp_get(dgp_va(0, 0), PG, false);	/* a hit marks 0 */
+	dg_pin_put(dgp.c, &h);
+	get_put(30, 1);				/* 0 to the head, 10 goes */
+	assert_false(cached(10, 1));
+	assert_true(cached(0, 1) && cached(20, 1) && cached(30, 1));
+	h = dgp_get(dgp_va(20, 0), PG, false);	/* marks 20, held */
+	get_put(40, 1);				/* 20 to the head; 0, mark spent */
+	assert_false(cached(0, 1));
+	get_put(50, 1);				/* 30, never hit */
+	assert_false(cached(30, 1));
+	get_put(60, 1);				/* 20 in use: passed over; 40 */
+	assert_false(cached(40, 1));
+	assert_true(cached(20, 1) && cached(50, 1) && cached(60, 1));
+	dg_pin_put(dgp.c, &h);
+	assert_int_equal(dgp_stats().evictions, 4);
+}
+
 static void larger_than_budget(void **state)
 {
 	struct dg_pin_handle h;
@@ -166,6 +196,7 @@ int main(void)
 		DGP_TEST(lru_by_entries),
 		DGP_TEST(lru_by_bytes),
 		DGP_TEST(in_use_never_evicted),
+		DGP_TEST(second_chance),
 		DGP_TEST(larger_than_budget),
 		DGP_TEST(memlock_limit),
 		DGP_TEST(evict_before_charge),

@@ -24,6 +24,7 @@ struct worker {
 };
 
 static bool done;
+static int getters_served;	/* getters that got a handle */
 /* All three start together: a changer done before a getter ran proves nothing. */
 static pthread_barrier_t start;
 
@@ -61,7 +62,9 @@ static void *getter(void *arg)
 		seq = dg_user_mm_seq(dgp.mm);
 		err = dg_pin_get(dgp.c, addr, len, rand_r(&w->seed) & 1, &h[n]);
 		if (!err) {
-			w->gets++;
+			if (!w->gets++)
+				__atomic_fetch_add(&getters_served, 1,
+						   __ATOMIC_RELEASE);
 			/* two devices write through it: no UAF (ASan) */
 			__atomic_fetch_xor(&((struct dg_user_frame *)
 					     h[n].pages[0])->data[PG - 1], 1,
@@ -86,13 +89,17 @@ static void *getter(void *arg)
 	return NULL;
 }
 
-/* Both a hit and an invalidation happened: the smoke tested something. */
+/*
+ * Both a hit and an invalidation happened, and each getter got a handle:
+ * the smoke tested something.
+ */
 static bool exercised(void)
 {
 	struct dg_pin_stats st;
 
 	dg_pin_get_stats(dgp.c, &st);
-	return st.hits && st.invalidations;
+	return st.hits && st.invalidations &&
+	       __atomic_load_n(&getters_served, __ATOMIC_ACQUIRE) == 2;
 }
 
 static void *changer(void *arg)
@@ -140,6 +147,7 @@ static void threads(void **state)
 
 	dgp_recreate(24 * PG, 12, NULL);
 	__atomic_store_n(&done, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&getters_served, 0, __ATOMIC_RELEASE);
 	assert_int_equal(pthread_barrier_init(&start, NULL, 3), 0);
 	assert_int_equal(pthread_create(&t[2], NULL, changer, NULL), 0);
 	for (i = 0; i < 2; i++)

@@ -8,15 +8,21 @@
 #define _DMAGUARD_PIN_PLAT_KERNEL_H
 
 #include "dg_platform.h"
+#include <linux/atomic.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/limits.h>
 #include <linux/mmu_notifier.h>
 #include <linux/interval_tree_generic.h>
+#include <linux/rculist.h>
 #include <linux/refcount.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 struct dg_pin_cache;
+
+/* this_cpu_inc() of a per-CPU counter: one instruction, no atomic. */
+#define dg_this_cpu_inc(pcp, field)	this_cpu_inc((pcp)->field)
 
 /* Pages per pin_user_pages_fast() call. */
 #define DG_PIN_BATCH		512

@@ -17,6 +17,7 @@
 #include <linux/rbtree.h>
 #include <linux/interval_tree_generic.h>
 #include "dg_user_xarray.h"
+#include "dg_user_rcu.h"
 
 struct dg_user_mm;
 
@@ -71,6 +72,43 @@ static inline int atomic_inc_return(atomic_t *v)
 {
 	return __atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
 }
+
+/* The atomic_long_t calls of the entries' hold words, fully ordered. */
+static inline long atomic_long_read(const atomic_long_t *v)
+{
+	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
+}
+
+static inline void atomic_long_set(atomic_long_t *v, long i)
+{
+	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
+}
+
+static inline bool atomic_long_try_cmpxchg(atomic_long_t *v, long *old,
+					   long new)
+{
+	return __atomic_compare_exchange_n(&v->counter, old, new, false,
+					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+}
+
+static inline long atomic_long_add_return(long i, atomic_long_t *v)
+{
+	return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
+}
+
+static inline long atomic_long_fetch_andnot(long i, atomic_long_t *v)
+{
+	return __atomic_fetch_and(&v->counter, ~i, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * this_cpu_inc() of a per-CPU counter: a thread's slot may be shared
+ * (dg_user_this_cpu()), so a relaxed atomic add, where the kernel's is
+ * one plain instruction on x86.
+ */
+#define dg_this_cpu_inc(pcp, field) \
+	__atomic_fetch_add(&dg_percpu_ptr(pcp, dg_user_this_cpu())->field, \
+			   1, __ATOMIC_RELAXED)
 
 /* Userspace has no memory cgroups: an accounted allocation is a plain one. */
 #define GFP_KERNEL_ACCOUNT	GFP_KERNEL

@@ -30,6 +30,18 @@
 #include <linux/log2.h>
 #include <linux/spinlock.h>
 
+/*
+ * ThreadSanitizer takes tools/include's volatile READ_ONCE()/WRITE_ONCE()
+ * for plain accesses: make them the relaxed atomic loads and stores they
+ * stand for (the core uses them on scalars only).
+ */
+#ifdef __SANITIZE_THREAD__
+#undef READ_ONCE
+#undef WRITE_ONCE
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#endif
+
 typedef u64 dma_addr_t;
 
 /*
