@@ -18,7 +18,7 @@ __thread struct dg_rcu_reader *dg_rcu_me;
 unsigned long dg_rcu_gp = 1;
 bool dg_rcu_reader_fences = true;
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t registry_lock;	/* set up by rcu_setup() */
 static struct dg_rcu_reader *registry;
 static pthread_key_t reader_key;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -46,7 +46,8 @@ static void reader_exit(void *p)
 
 static void rcu_setup(void)
 {
-	if (pthread_key_create(&reader_key, reader_exit))
+	if (pthread_mutex_init(&registry_lock, NULL) ||
+	    pthread_key_create(&reader_key, reader_exit))
 		abort();
 #ifndef DG_RCU_TSAN
 	if (!membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED))
