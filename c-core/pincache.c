@@ -79,9 +79,10 @@
  * limit while it holds unused pins.
  *
  * Locking: c->lock (spinlock_t) guards the index, the hash's and the
- * lists' changes, INDEXED and the counters but the per-CPU ones (hits,
- * puts). Hits and puts take no lock: an RCU read section, one atomic
- * compare-and-exchange on the entry's word, one per-CPU increment.
+ * lists' changes, INDEXED and the counters but the per-CPU hits. Hits
+ * and puts take no lock: an RCU read section, one atomic
+ * compare-and-exchange on the entry's word (and a per-CPU increment for
+ * a hit).
  * Nothing is pinned, mapped, charged, allocated or freed under the lock
  * (the xarray's erase frees nothing the lock's holders could wait on).
  * Lock order: the mm's (the notifier callback runs under it) before
@@ -119,10 +120,9 @@ struct dg_pin_entry {
 	struct rcu_head rcu;
 };
 
-/* Counted without the lock, by lock-free hits and puts. */
+/* Counted without the lock, by lock-free hits. */
 struct dg_pin_pcpu {
 	u64 hits;
-	u64 puts;			/* refused ones too */
 } __aligned(64);	/* userspace's per-CPU slots are one array */
 
 struct dg_pin_cache {
@@ -145,7 +145,6 @@ struct dg_pin_cache {
 	u64 bytes;			/* reserved or pinned, not released */
 	u32 nr_entries;			/* reserved or holding pins */
 	u32 nr_indexed;
-	u64 created;			/* handles given by misses */
 	u64 misses, invalidations, inval_ignored, evictions, retries;
 	u64 prot_checks, bad_puts;
 	struct dg_pin_plat plat;
@@ -452,7 +451,9 @@ void dg_pin_reap_deferred(struct dg_pin_plat *plat)
 
 /*
  * The lock-free hit: a live entry starting at @start, covering @last,
- * with the permission asked for and no protection change to check, held.
+ * with the permission asked for, held. The caller checks prot_changed
+ * after this (after the hold: a protection event that returned before
+ * the get began is seen).
  */
 static struct dg_pin_entry *pin_lookup_rcu(struct dg_pin_cache *c,
 					   unsigned long start,
@@ -463,8 +464,7 @@ static struct dg_pin_entry *pin_lookup_rcu(struct dg_pin_cache *c,
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(e, hash_head(c, start), hnode) {
 		if (e->start == start && e->last >= last &&
-		    (e->write || !write) && !READ_ONCE(e->prot_changed) &&
-		    entry_tryhold(e))
+		    (e->write || !write) && entry_tryhold(e))
 			break;
 	}
 	rcu_read_unlock();
@@ -596,17 +596,18 @@ static bool entry_recheck(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	spin_unlock(&c->lock);
 	ok = dg_pin_plat_allows(&c->plat, e->start, e->last, e->write);
 	spin_lock(&c->lock);
+	/* invalidated meanwhile: its pages may be stale, pin afresh */
+	if (!(atomic_long_read(&e->hold) & DG_PIN_INDEXED))
+		return false;
 	if (ok) {
 		/* a protection event while checking: check again next time */
 		if (e->prot_gen == gen)
 			WRITE_ONCE(e->prot_changed, false);
 		return true;
 	}
-	/* still indexed: our handle keeps it from going to dead here */
-	if (atomic_long_read(&e->hold) & DG_PIN_INDEXED) {
-		entry_unlink(c, e);
-		c->invalidations++;
-	}
+	/* our handle keeps it from going to dead here */
+	entry_unlink(c, e);
+	c->invalidations++;
 	return false;
 }
 
@@ -711,7 +712,6 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	hlist_add_head_rcu(&e->hnode, hash_head(c, start));
 	list_add(&e->lru, &c->lru);
 	c->nr_indexed++;
-	c->created++;
 	spin_unlock(&c->lock);
 	return e;
 
@@ -774,14 +774,18 @@ int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
 	bytes = (u64)end + 1 - start;
 
 	e = pin_lookup_rcu(c, start, end, write);
-	if (likely(e))
+	if (likely(e) && likely(!READ_ONCE(e->prot_changed)))
 		goto hit;
 
 	spin_lock(&c->lock);
 	take_dead(c, &out);
-	e = pin_lookup(c, start, end, write);
+	if (!e) {
+		e = pin_lookup(c, start, end, write);
+		if (e)
+			entry_hold(e);
+	}
 	if (e) {
-		entry_hold(e);
+		/* held, found here or by a lock-free hit that must recheck */
 		if (likely(!e->prot_changed) || entry_recheck(c, e)) {
 			spin_unlock(&c->lock);
 			release_list(c, &out);
@@ -871,11 +875,6 @@ int dg_pin_put(struct dg_pin_cache *c, struct dg_pin_handle *h)
 	LIST_HEAD(out);
 	long left;
 
-	/*
-	 * Counted first: once the handle is back, another put may release
-	 * the entry and with it the last reference on a destroyed cache.
-	 */
-	dg_this_cpu_inc(c->pcpu, puts);
 	left = cookie_unhold(c, h->cookie, &e);
 	if (unlikely(left < 0)) {
 		spin_lock(&c->lock);
@@ -957,7 +956,7 @@ bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
  * For a shrinker's count: a snapshot, O(live entries) under the cache
  * lock (hits and puts do not take it, so they do not keep a count).
  *
- * Context: any context but hard interrupt; does not sleep.
+ * Context: process context (direct reclaim included); does not sleep.
  * Return: the number of live entries no handle holds.
  */
 unsigned int dg_pin_cache_nr_idle(struct dg_pin_cache *c)
@@ -999,7 +998,7 @@ bool dg_pin_cache_tryget(struct dg_pin_cache *c)
  * lock or the mmap lock, so reclaim may call it from any context.
  * Recently hit entries get a second chance first (see the LRU above).
  *
- * Context: any context but hard interrupt; does not sleep.
+ * Context: process context (direct reclaim included); does not sleep.
  * Return: the number evicted.
  */
 unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr)
@@ -1021,21 +1020,19 @@ unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr)
 	return done;
 }
 
-/*
- * Handles given and not given back (a snapshot: puts run unlocked). Every
- * put is counted, the refused ones too (bad_puts).
- */
-static u64 handles_held(struct dg_pin_cache *c)
+/* Handles held now, entry by entry (puts keep no count of their own). */
+static unsigned long handles_now(struct dg_pin_cache *c)
 	__must_hold(&c->lock)
 {
-	u64 given = c->created + c->bad_puts, back = 0;
-	int cpu;
+	struct dg_pin_entry *e;
+	unsigned long id, n = 0;
 
-	dg_for_each_cpu(cpu) {
-		given += READ_ONCE(dg_percpu_ptr(c->pcpu, cpu)->hits);
-		back += READ_ONCE(dg_percpu_ptr(c->pcpu, cpu)->puts);
-	}
-	return given > back ? given - back : 0;
+	/* entries in creation leave the ids without the lock, then RCU-freed */
+	rcu_read_lock();
+	xa_for_each(&c->ids, id, e)
+		n += atomic_long_read(&e->hold) / DG_PIN_HANDLE;
+	rcu_read_unlock();
+	return n;
 }
 
 /**
@@ -1065,7 +1062,7 @@ unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
 		}
 	}
 	take_dead(c, &out);
-	held = handles_held(c);
+	held = handles_now(c);
 	spin_unlock(&c->lock);
 	/* The creator's reference keeps @c until the end of this function. */
 	release_list(c, &out);
@@ -1104,7 +1101,7 @@ void dg_pin_get_stats(struct dg_pin_cache *c, struct dg_pin_stats *st)
 	st->pinned_bytes = c->bytes;
 	st->entries = c->nr_entries;
 	st->entries_indexed = c->nr_indexed;
-	st->handles = handles_held(c);
+	st->handles = handles_now(c);
 	spin_unlock(&c->lock);
 }
 

@@ -186,6 +186,37 @@ static void mprotect_while_held(void **state)
 	assert_int_equal(dgp.mm->pinned_vm, 0);
 }
 
+/* The range is remapped right after a hit's permission check passed. */
+static void remap_after_check(struct dg_user_mm *mm, void *arg)
+{
+	mm->allows_hook = NULL;
+	assert_int_equal(dg_user_mm_map(mm, dgp_va(64, 0), 2 * PG,
+					DG_PROT_RW), 0);
+	dgp_stamp(64, 2, 9);
+}
+
+/*
+ * A hit re-checking a changed protection drops the cache lock for the
+ * check: an invalidation meanwhile makes it pin afresh, never serve the
+ * entry it checked.
+ */
+static void recheck_races_unmap(void **state)
+{
+	struct dg_pin_handle h;
+
+	h = dgp_get(dgp_va(64, 0), 2 * PG, true);
+	dg_pin_put(dgp.c, &h);
+	assert_int_equal(dg_user_mm_protect(dgp.mm, dgp_va(64, 0), 2 * PG,
+					    DG_PROT_RW), 0);
+	dgp.mm->allows_hook = remap_after_check;
+	h = dgp_get(dgp_va(64, 0), 2 * PG, true);
+	assert_null(dgp.mm->allows_hook);	/* the check ran */
+	dgp_assert_current(&h, dgp_va(64, 0));
+	dgp_assert_stamp(&h, 64, 9);
+	assert_int_equal(dgp_stats().hits, 0);
+	dg_pin_put(dgp.c, &h);
+}
+
 /* Outside an entry's range: the entry does not hear of it. */
 static void unrelated_change(void **state)
 {
@@ -315,6 +346,7 @@ int main(void)
 		DGP_TEST(numa_and_fork_keep),
 		DGP_TEST(mprotect_both_ways),
 		DGP_TEST(mprotect_while_held),
+		DGP_TEST(recheck_races_unmap),
 		DGP_TEST(unrelated_change),
 		DGP_TEST(race_with_miss),
 		DGP_TEST(race_gives_up),

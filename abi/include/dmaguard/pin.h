@@ -238,9 +238,11 @@ unsigned long dmaguard_pin_cache_destroy(struct dmaguard_pin_cache *c);
  * A hit returns a cached entry covering the range, a miss pins (and maps)
  * the page-aligned range covering it. The pages are the ones mapped at
  * the time of the get; hold the handle for as long as DMA may touch them.
- * The first hit after a protection change of the range checks its VMAs
- * (under the mmap lock) as a pin would. Nothing stays pinned on error.
- * Since v1.1.
+ * A hit on a range that starts where a cached entry starts (a driver
+ * reusing its buffers) takes no lock; other hits take the cache's
+ * spinlock. The first hit after a protection change of the range checks
+ * its VMAs (under the mmap lock) as a pin would. Nothing stays pinned on
+ * error. Since v1.1.
  *
  * Context: Process context, in a task of the cache's mm. May sleep.
  * Return: 0; -EINVAL for a NULL argument, a @len of 0 or a bad
@@ -266,6 +268,7 @@ int dmaguard_pin_get(struct dmaguard_pin_cache *c, unsigned long uaddr,
  * the other is held gives back the other's reference, so put each handle
  * once (the put clears @pin, so a second put of @pin itself is a no-op).
  * After dmaguard_pin_cache_destroy(), the last put frees the cache.
+ * Takes no lock unless it releases the entry or refuses the handle.
  * Since v1.1.
  *
  * Context: Process context (any task). May sleep.

@@ -62,6 +62,9 @@ struct dg_user_mm {
 	/* called (no lock held) at each unpin call, for lifetime tests */
 	void (*unpin_hook)(struct dg_user_mm *mm, void *arg);
 	void *unpin_hook_arg;
+	/* called (no lock held) after each permission check, for races */
+	void (*allows_hook)(struct dg_user_mm *mm, void *arg);
+	void *allows_hook_arg;
 };
 
 /* A DMA mapping cookie of the simulated device. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The few xarray calls of the pin cache (xa_alloc() of an id, xa_load(),
- * xa_erase()), for the userspace build: a two-level table of pointers
+ * xa_erase(), xa_for_each()), for the userspace build: a two-level table of pointers
  * indexed by id, lowest free id first (what an XA_FLAGS_ALLOC1 xarray
  * hands out). Stores and erases take a mutex of their own (the kernel's
  * xa_lock); xa_load() takes none, as the kernel's (RCU) does not: the
@@ -102,6 +102,36 @@ static inline void *xa_erase(struct xarray *xa, unsigned long id)
 	pthread_mutex_unlock(&xa->lock);
 	return e;
 }
+
+/* The first entry at an id >= *@id, and its id; NULL when none. */
+static inline void *xa_find(struct xarray *xa, unsigned long *id,
+			    unsigned long max, unsigned int filter)
+{
+	unsigned long i, top = (unsigned long)DG_XA_LEAF * DG_XA_LEAVES;
+	void **slot, *e;
+
+	for (i = *id; i < top && i <= max; i++) {
+		slot = xa_slot(xa, i);
+		if (!slot) {
+			i |= DG_XA_LEAF - 1;	/* no leaf: skip it */
+			continue;
+		}
+		e = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+		if (e) {
+			*id = i;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+#define XA_PRESENT		0u
+#define xa_for_each(xa, index, entry)					\
+	for ((index) = 0, (entry) = xa_find(xa, &(index), ULONG_MAX,	\
+					    XA_PRESENT);		\
+	     entry;							\
+	     (index)++, (entry) = xa_find(xa, &(index), ULONG_MAX,	\
+					  XA_PRESENT))
 
 static inline bool xa_empty(struct xarray *xa)
 {

@@ -369,6 +369,8 @@ bool dg_pin_plat_allows(struct dg_pin_plat *plat, unsigned long start,
 	for (i = first; i < end && ok; i++)
 		ok = mm->pt[i].prot >= (write ? DG_PROT_RW : DG_PROT_READ);
 	pthread_mutex_unlock(&mm->lock);
+	if (mm->allows_hook)
+		mm->allows_hook(mm, mm->allows_hook_arg);
 	return ok;
 }
 

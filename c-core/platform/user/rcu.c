@@ -28,6 +28,13 @@ static int membarrier(int cmd)
 	return syscall(__NR_membarrier, cmd, 0, 0);
 }
 
+/* Once registered, the expedited barrier cannot fail. */
+static void barrier_all(void)
+{
+	if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED))
+		abort();
+}
+
 /* A thread that exits leaves the registry (it reads nothing any more). */
 static void reader_exit(void *p)
 {
@@ -41,6 +48,7 @@ static void reader_exit(void *p)
 		}
 	}
 	pthread_mutex_unlock(&registry_lock);
+	dg_rcu_me = NULL;	/* a later destructor may read again */
 	free(r);
 }
 
@@ -93,11 +101,15 @@ void synchronize_rcu(void)
 	pthread_mutex_lock(&registry_lock);
 	/* The updater's unlinking before the readers' entry stores... */
 	if (!__atomic_load_n(&dg_rcu_reader_fences, __ATOMIC_RELAXED))
-		membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+		barrier_all();
+#ifndef DG_RCU_TSAN
+	else
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
 	gp = __atomic_add_fetch(&dg_rcu_gp, 1, __ATOMIC_SEQ_CST);
 	/* ...and each running reader's entry store before these loads. */
 	if (!__atomic_load_n(&dg_rcu_reader_fences, __ATOMIC_RELAXED))
-		membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+		barrier_all();
 	for (r = registry; r; r = r->next) {
 		for (;;) {
 			seen = __atomic_load_n(&r->gp, __ATOMIC_SEQ_CST);
