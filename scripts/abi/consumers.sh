@@ -146,6 +146,87 @@ readme_rust() {
 	fi
 }
 
+# build_consumer KVER C SYMVERS: build consumer C, install its modules,
+# print its result lines.
+build_consumer() {
+	local kver=$1 c=$2 sym=$3 d i extra
+	d=$work/$kver/$c
+	rm -rf "$d"
+	mkdir -p "$d"
+	find "$top/tests/consumers/$c" -maxdepth 1 -type f -exec cp {} "$d/" \;
+	# The Rust safe layer is used from the tree, as a driver would
+	# take bindings/ (README: "Using dmaguard from Rust").
+	[ "$c" = rust-driver ] && ln -s "$top/bindings" "$d/bindings"
+	i=$inc
+	[ "$c" = frozen-v1.0 ] && i=$top/tests/consumers/frozen-v1.0/include
+	extra=()
+	if [ "$c" = no-import ]; then
+		if kbuild "$kver" "$d" "$i" "$sym" > "$d/strict.log" 2>&1; then
+			result "not ok - abi/consumers/$kver/no-import-modpost # modpost accepted a consumer without DMAGUARD_IMPORT_NS()"
+		elif grep -q 'uses symbol .* from namespace DMAGUARD_V1, but does not import it' "$d/strict.log"; then
+			result "ok - abi/consumers/$kver/no-import-modpost # refused: $(grep -m1 -o 'module .* but does not import it' "$d/strict.log")"
+		else
+			cat "$d/strict.log" >&2
+			result "not ok - abi/consumers/$kver/no-import-modpost # build failed for another reason"
+		fi
+		extra=(KBUILD_NSDEPS=1)
+	fi
+	if kbuild "$kver" "$d" "$i" "$sym" "${extra[@]}" > "$d/build.log" 2>&1 &&
+	   ls "$d"/*.ko >/dev/null 2>&1; then
+		# rustc's warnings (lines of their own) fail the build.
+		grep -q '^warning' "$d/build.log" &&
+			result "not ok - abi/consumers/$kver/$c-warnings # see $d/build.log"
+		install_ko "$kver" "$d"/*.ko
+		result "ok - abi/consumers/$kver/$c"
+	else
+		cat "$d/build.log" >&2
+		# No stale module of an earlier build may stand in for it.
+		install_ko "$kver" $(sed -n 's/^obj-m *+= *\(.*\)\.o$/\1.ko/p' "$d/Kbuild")
+		result "not ok - abi/consumers/$kver/$c # build failed (see $d/build.log)"
+	fi
+}
+
+# consumer_key KVER C SYMVERS: a hash of everything consumer C's build reads:
+# its sources, the public headers, the Rust layer, dmaguard's and the
+# kernel's symbol versions, the kernel's configuration, this script.
+consumer_key() {
+	local kver=$1 c=$2 sym=$3 kdir
+	kdir=$("$top/scripts/kernels.sh" --kdir "$kver")
+	{
+		echo "$kver $("$top/scripts/kernels.sh" --make-args "$kver")"
+		cat "$0" "$sym" "$kdir/.config" "$kdir/Module.symvers" 2>/dev/null
+		find "$top/tests/consumers/$c" "$inc" -type f -print0 | sort -z |
+			xargs -0 sha256sum
+		[ "$c" != rust-driver ] ||
+			find "$top/bindings" -path '*/target' -prune -o -type f -print0 |
+			sort -z | xargs -0 sha256sum
+	} | sha256sum | cut -c1-32
+}
+
+# consumer KVER C SYMVERS: build_consumer, unless the last build of C for
+# KVER passed with the same inputs (consumer_key): then its modules are
+# installed again and its result lines repeated (check-abi builds them,
+# each check-vm's VM_DEPS then finds them built).
+consumer() {
+	local d=$work/$1/$2 key
+	key=$(consumer_key "$@")
+	if [ -f "$d.key" ] && [ "$(cat "$d.key")" = "$key" ] && [ -f "$d.results" ] &&
+	   ls "$d"/*.ko >/dev/null 2>&1; then
+		install_ko "$1" "$d"/*.ko
+		cat "$d.results"
+		return
+	fi
+	rm -f "$d.key"
+	mkdir -p "$(dirname "$d")"
+	build_consumer "$@" > "$d.results"
+	cat "$d.results"
+	if grep -q '^not ok' "$d.results"; then
+		rc=1
+	else
+		echo "$key" > "$d.key"
+	fi
+}
+
 for kver in $("$top/scripts/kernels.sh"); do
 	consumers="c-driver frozen-v1.0 no-import"
 	rust=0
@@ -164,40 +245,7 @@ for kver in $("$top/scripts/kernels.sh"); do
 	fi
 	sym=$top/build/kernel/$kver/main/src/Module.symvers
 	for c in $consumers; do
-		d=$work/$kver/$c
-		rm -rf "$d"
-		mkdir -p "$d"
-		find "$top/tests/consumers/$c" -maxdepth 1 -type f -exec cp {} "$d/" \;
-		# The Rust safe layer is used from the tree, as a driver would
-		# take bindings/ (README: "Using dmaguard from Rust").
-		[ "$c" = rust-driver ] && ln -s "$top/bindings" "$d/bindings"
-		i=$inc
-		[ "$c" = frozen-v1.0 ] && i=$top/tests/consumers/frozen-v1.0/include
-		extra=()
-		if [ "$c" = no-import ]; then
-			if kbuild "$kver" "$d" "$i" "$sym" > "$d/strict.log" 2>&1; then
-				result "not ok - abi/consumers/$kver/no-import-modpost # modpost accepted a consumer without DMAGUARD_IMPORT_NS()"
-			elif grep -q 'uses symbol .* from namespace DMAGUARD_V1, but does not import it' "$d/strict.log"; then
-				result "ok - abi/consumers/$kver/no-import-modpost # refused: $(grep -m1 -o 'module .* but does not import it' "$d/strict.log")"
-			else
-				cat "$d/strict.log" >&2
-				result "not ok - abi/consumers/$kver/no-import-modpost # build failed for another reason"
-			fi
-			extra=(KBUILD_NSDEPS=1)
-		fi
-		if kbuild "$kver" "$d" "$i" "$sym" "${extra[@]}" > "$d/build.log" 2>&1 &&
-		   ls "$d"/*.ko >/dev/null 2>&1; then
-			# rustc's warnings (lines of their own) fail the build.
-			grep -q '^warning' "$d/build.log" &&
-				result "not ok - abi/consumers/$kver/$c-warnings # see $d/build.log"
-			install_ko "$kver" "$d"/*.ko
-			result "ok - abi/consumers/$kver/$c"
-		else
-			cat "$d/build.log" >&2
-			# No stale module of an earlier build may stand in for it.
-			install_ko "$kver" $(sed -n 's/^obj-m *+= *\(.*\)\.o$/\1.ko/p' "$d/Kbuild")
-			result "not ok - abi/consumers/$kver/$c # build failed (see $d/build.log)"
-		fi
+		consumer "$kver" "$c" "$sym"
 	done
 	if [ $rust = 1 ] && [ $keep = 0 ]; then
 		readme_rust "$kver" "$work/$kver/readme-rust" "$sym"

@@ -6,7 +6,8 @@
 # one), once per DMA backend of its "backends:" line (BACKEND= keeps only
 # those named), plus the harness self-test (scripts/vm/selftest.sh) and the
 # planted regressions (scripts/vm/planted.sh), both on the newest kernel
-# (VM_SELFTEST=0 skips both), VM_JOBS boots at a time, and write
+# (VM_SELFTEST=0 skips both), VM_JOBS boots at a time, specs that may share
+# a boot sharing one (vmtest.py, SHARED BOOTS), and write
 # build/results/vm:
 #
 #   ok - vm/<kver>/modules            test flavour built (dmaguard.ko with
@@ -64,16 +65,18 @@ fi
 {
 	[ "$selftest" = 1 ] && "$top/scripts/vm/selftest.sh" jobs "$selftest_kver"
 	[ "$selftest" = 1 ] && "$top/scripts/vm/planted.sh" jobs "$selftest_kver"
-	for kver in "${kernels[@]}"; do
+	# The slowest kernels first (the built ones come last in the list),
+	# so that no long boot starts when the others are done.
+	for ((i = ${#kernels[@]} - 1; i >= 0; i--)); do
+		kver=${kernels[i]}
 		[ -n "${built[$kver]:-}" ] || continue
 		for s in "${specs[@]}"; do
 			for n in ${boots[$s]}; do
 				vm_on_kernel "$kver" "$n" || continue
 				rm -f "$vm_out/$kver/$n.results"
-				vm_job "$kver" "$n" "$top/tests/vm/$s.vmtest" \
-					"$top/build/kernel/$kver/test/ko"
+				echo "$n $top/tests/vm/$s.vmtest"
 			done
-		done
+		done | vm_shared_jobs "$kver" "$top/build/kernel/$kver/test/ko"
 	done
 } | vm_run_jobs
 

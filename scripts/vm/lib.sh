@@ -28,6 +28,34 @@ vm_job() {
 	printf '%q\n' "$spec"
 }
 
+# vm_shared_jobs KVER KO_DIR... < "NAME SPEC" lines: print the command
+# lines of the boots that run those specs on KVER, specs that may share a
+# boot sharing one (vmtest.py --plan; SHARED BOOTS there). VM_SHARED=0:
+# each spec boots alone.
+vm_shared_jobs() {
+	local kver=$1 n s d group items=() kos=()
+	shift
+	for d in "$@"; do kos+=(--ko-dir "$d"); done
+	while read -r n s; do
+		items+=(--boot "$n=$s")
+	done
+	[ ${#items[@]} -gt 0 ] || return 0
+	if [ "${VM_SHARED:-1}" = 0 ]; then
+		printf '%s\n' "${items[@]}" | grep -v '^--boot$' |
+		while IFS='=' read -r n s; do vm_job "$kver" "$n" "$s" "$@"; done
+		return 0
+	fi
+	python3 "$vmtest" --plan --kver "$kver" "${items[@]}" |
+	while IFS= read -r group; do
+		eval "set -- $group"
+		printf '%q ' python3 "$vmtest" --kver "$kver" \
+			--image "$("$top/scripts/kernels.sh" --image "$kver")" \
+			--out "$vm_out/$kver" --bin-dir "$vm_bin" "${kos[@]}"
+		for d in "$@"; do printf '%q ' --boot "$d"; done
+		echo
+	done
+}
+
 # vm_boots NAME SPEC: the boots of a spec, one name per DMA backend of its
 # "backends:" line (vmtest.py; default: direct): NAME for direct,
 # NAME@<backend> for the others. $BACKEND (space-separated backend names,

@@ -8,6 +8,10 @@
 #   #spec: NAME       a spec to boot (tests/vm/NAME.vmtest); may repeat
 #   #backend: NAME    the DMA backend to boot it under (vmtest.py)
 #   #expect: PCRE     some result line of those boots must match; may repeat
+#   #with: NAME       a spec booted after the #spec: ones, sharing their
+#                     boot as in check-vm (vmtest.py, SHARED BOOTS), so
+#                     that the case proves a shared boot pins the finding
+#                     on its spec; may repeat
 #   #kernel: ERE      boot the first kernel of scripts/kernels.sh whose
 #                     version matches (e.g. "-dmaguard-debug$" for a KASAN,
 #                     lockdep or kmemleak finding); default: the KVER the
@@ -37,6 +41,7 @@
 #                                   failures are judged)
 #        planted.sh jobs KVER       print the boot commands (for a pool)
 #        planted.sh judge KVER      print the result lines
+#        PLANTED=GLOB planted.sh ...  only the cases whose name matches
 #        planted.sh applies         only whether each patch still applies
 #                                   to the tree (no fuzz, no build, no
 #                                   boot): "ok - planted-applies/<case>",
@@ -100,41 +105,41 @@ prepare_one() {
 
 prepare() {
 	local p
-	for p in "$cases"/*.patch; do
+	for p in "$cases"/${PLANTED:-*}.patch; do
 		[ -f "$p" ] || continue
 		prepare_one "$1" "$p"
 	done
 }
 
-# boots PATCH: the boot names of a case, "planted/<case>/<spec>@<backend>".
+# boots PATCH [KEY]: the boot names of a case's "#spec:" lines (KEY=with:
+# its "#with:" lines), "planted/<case>/<spec>@<backend>".
 boots() {
 	local c s
 	c=$(basename "$1" .patch)
-	for s in $(header "$1" spec); do
+	for s in $(header "$1" "${2:-spec}"); do
 		echo "planted/$c/$s@$(header "$1" backend)"
 	done
 }
 
 jobs() {
 	local p n c s k
-	for p in "$cases"/*.patch; do
+	for p in "$cases"/${PLANTED:-*}.patch; do
 		[ -f "$p" ] || continue
 		c=$(basename "$p" .patch)
 		[ "$(cat "$work/$c/status" 2>/dev/null)" = ok ] || continue
 		k=$(cat "$work/$c/kver")
-		for n in $(boots "$p"); do
+		for n in $(boots "$p") $(boots "$p" with); do
 			s=${n#planted/"$c"/}
 			rm -f "$vm_out/$k/$n.results"
-			vm_job "$k" "$n" "$top/tests/vm/${s%@*}.vmtest" \
-				"$top/build/kernel/$k/test/ko" \
-				"$top/build/kernel/$k/planted-$c/ko"
-		done
+			echo "$n $top/tests/vm/${s%@*}.vmtest"
+		done | vm_shared_jobs "$k" "$top/build/kernel/$k/test/ko" \
+			"$top/build/kernel/$k/planted-$c/ko"
 	done
 }
 
 judge() {
 	local p c n res ctl re hit first why status k
-	for p in "$cases"/*.patch; do
+	for p in "$cases"/${PLANTED:-*}.patch; do
 		[ -f "$p" ] || continue
 		c=$(basename "$p" .patch)
 		status=$(cat "$work/$c/status" 2>/dev/null || echo "not prepared")
@@ -176,7 +181,7 @@ judge() {
 # shows here in seconds instead of after every boot of check-vm.
 applies() {
 	local p c fail=0 log
-	for p in "$cases"/*.patch; do
+	for p in "$cases"/${PLANTED:-*}.patch; do
 		[ -f "$p" ] || continue
 		c=$(basename "$p" .patch)
 		if log=$(patch -p1 -F0 -N --dry-run -s -r - -d "$top" < "$p" 2>&1); then

@@ -3,8 +3,9 @@
 #
 # Boot one or more spec files on every kernel (KVER= for one), once per DMA
 # backend of their "backends:" line (BACKEND= for some), with the modules
-# of `make modules DMAGUARD_TEST_HOOKS=1` (the test flavour), and print
-# their result lines. For developing a spec:
+# of `make modules DMAGUARD_TEST_HOOKS=1` (the test flavour), specs that
+# may share a boot sharing one (VM_SHARED=0: each spec boots alone), and
+# print their result lines. For developing a spec:
 # `make vm-spec SPEC=tests/vm/<name>.vmtest [KVER=...] [BACKEND=...]`.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -29,8 +30,8 @@ for kver in "${kernels[@]}"; do
 		# BACKEND= names the boots to run, on every kernel.
 		[ -n "${BACKEND:-}" ] || vm_on_kernel "$kver" "${ns%%:*}" || continue
 		rm -f "$vm_out/$kver/${ns%%:*}.results"
-		vm_job "$kver" "${ns%%:*}" "${ns#*:}" "$top/build/kernel/$kver/test/ko"
-	done
+		echo "${ns%%:*} ${ns#*:}"
+	done | vm_shared_jobs "$kver" "$top/build/kernel/$kver/test/ko"
 done | vm_run_jobs
 rc=0
 for kver in "${kernels[@]}"; do

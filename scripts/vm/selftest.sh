@@ -27,15 +27,21 @@ prepare() {
 	KVER=$1 "$top/scripts/build-modules.sh" --src "$fixtures" --name selftest
 }
 
-# Every fixture boots under every backend it lists, whatever $BACKEND says.
+# Every fixture boots under every backend it lists, whatever $BACKEND says;
+# the shared-* fixtures share one boot (VM_SHARED=0 cannot split them).
 jobs() {
-	local f n
+	local f n shared=
 	for f in "$fixtures"/*.vmtest; do
 		for n in $(BACKEND='' vm_boots "harness-selftest/$(basename "$f" .vmtest)" "$f"); do
 			rm -f "$vm_out/$1/$n.results"
-			vm_job "$1" "$n" "$f" "$top/build/kernel/$1/selftest/ko"
+			case $n in
+			harness-selftest/shared-*) shared+="$n $f"$'\n' ;;
+			*) vm_job "$1" "$n" "$f" "$top/build/kernel/$1/selftest/ko" ;;
+			esac
 		done
 	done
+	printf '%s' "$shared" |
+		VM_SHARED=1 vm_shared_jobs "$1" "$top/build/kernel/$1/selftest/ko"
 }
 
 judge() {

@@ -89,6 +89,26 @@
 # test modules give it a 32-bit DMA mask; QEMU's edu default, 28 bits,
 # would truncate their DMA addresses). Such a spec may not choose -machine.
 #
+# SHARED BOOTS. Most of a boot's time under TCG is the kernel's boot, so
+# specs that would boot the same machine share one boot (`--boot NAME=SPEC`
+# more than once; `--plan` groups a list): same kernel, DMA backend,
+# smp:, qemu: and append: (mem: the largest; timeout: the sum). A spec
+# with expect-warning:, allow-warning: or allow-taint: boots alone. The
+# guest runs the specs in turn, each as a boot would start it (no module
+# of the one before loaded, an empty /tmp), and marks each one's part of
+# the console and of the kernel log (scripts/vm/shared.py cuts the log).
+# Each spec is judged by the rules below on its own part: the boot up to
+# the first spec, its steps' console and kernel lines, the taint bits and
+# DMA-API debug errors added during its part, lockdep as its part left it;
+# it keeps its own result lines and log (<name>.log, the shared boot's
+# whole log in <out>/shared/). A spec whose own line is "not ok" (a crash,
+# a WARNING, a timeout...) sends the specs after it to a new shared boot,
+# since a first report can switch a debug check off for the rest of a
+# boot. A finding after the last spec (the debug kernels' kmemleak scans,
+# power-off) sends every spec of that boot to a boot of its own, whose
+# verdict stands; if none fails alone, all are "not ok" (the finding is
+# real but could not be pinned on one).
+#
 # RETRY. A boot whose kernel dies (panic, Oops, BUG) before the guest's
 # /init has printed its first marker is booted once more, and judged by
 # the second boot alone; its spec line says so ("retried once: ...") and
@@ -120,6 +140,10 @@
 #
 # Usage: vmtest.py --kver V --name NAME --out DIR --ko-dir DIR [--ko-dir DIR]
 #                  [--bin-dir DIR] [--backend B] [--image FILE] SPEC
+#        vmtest.py --kver V --out DIR ... --boot NAME=SPEC [--boot ...]
+#                  (one shared boot; NAME "<spec>@<backend>" for a backend)
+#        vmtest.py --plan --kver V --boot NAME=SPEC...  (print the boots,
+#                  one line of NAME=SPEC words per boot)
 # --image: the kernel to boot (scripts/kernels.sh --image V; default
 # /boot/vmlinuz-V).
 #        vmtest.py --list-backends SPEC   (the backends the spec boots under)
@@ -145,6 +169,7 @@ os.environ.setdefault('KUNIT_DIR', os.path.join(
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True		# no __pycache__ in the source tree
 import ktap  # noqa: E402
+import shared  # noqa: E402
 
 # log_buf_len: the verdict parses the guest's final dmesg; a big buffer keeps
 # the start of long KTAP runs from being overwritten.
@@ -301,11 +326,12 @@ def is_dynamic_elf(path):
 		   for i in range(0, len(table), phentsize))
 
 
-def build_initramfs(spec, args, work):
+def build_initramfs(items, args, work):
+	"""items: (name, backend, spec) of each spec the boot runs, in order."""
 	root = os.path.join(work, 'root')
 	shutil.rmtree(root, ignore_errors=True)
 	for d in ('bin', 'sbin', 'proc', 'sys', 'dev', 'tmp', 'ko', 'vmbin',
-		  'spec/steps', 'usr/bin', 'usr/sbin'):
+		  'spec', 'usr/bin', 'usr/sbin'):
 		os.makedirs(os.path.join(root, d))
 	busybox = shutil.which('busybox') or '/bin/busybox'
 	# The guest has no libc: everything must be linked statically.
@@ -332,15 +358,20 @@ def build_initramfs(spec, args, work):
 					raise SpecError(f'{src} is dynamically linked; '
 							'build it with musl-gcc -static')
 				shutil.copy(src, os.path.join(root, 'vmbin', f))
-	with open(os.path.join(root, 'spec/name'), 'w') as f:
-		f.write(args.name + '\n')
-	with open(os.path.join(root, 'spec/backend'), 'w') as f:
-		f.write(args.backend + '\n')
-	with open(os.path.join(root, 'spec/steps.list'), 'w') as lst:
-		for n, (kind, name, cmd) in enumerate(spec['steps'], 1):
-			lst.write(f'{n} {kind} {name}\n')
-			with open(os.path.join(root, 'spec/steps', str(n)), 'w') as f:
-				f.write(cmd + '\n')
+	with open(os.path.join(root, 'spec/order'), 'w') as f:
+		f.write(' '.join(str(i) for i in range(len(items))) + '\n')
+	for i, (name, backend, spec) in enumerate(items):
+		d = os.path.join(root, 'spec', str(i))
+		os.makedirs(os.path.join(d, 'steps'))
+		with open(os.path.join(d, 'name'), 'w') as f:
+			f.write(name + '\n')
+		with open(os.path.join(d, 'backend'), 'w') as f:
+			f.write(backend + '\n')
+		with open(os.path.join(d, 'steps.list'), 'w') as lst:
+			for n, (kind, step, cmd) in enumerate(spec['steps'], 1):
+				lst.write(f'{n} {kind} {step}\n')
+				with open(os.path.join(d, 'steps', str(n)), 'w') as f:
+					f.write(cmd + '\n')
 	initrd = os.path.join(work, 'initramfs.cpio.gz')
 	subprocess.run(
 		'find . -print0 | cpio --null -o -H newc -R 0:0 --quiet | gzip -1 > '
@@ -349,8 +380,8 @@ def build_initramfs(spec, args, work):
 	return initrd
 
 
-def boot(spec, args, initrd, log):
-	b = BACKENDS[args.backend]
+def boot(spec, args, backend, initrd, log):
+	b = BACKENDS[backend]
 	cmd = ['qemu-system-x86_64', '-accel', 'tcg', '-cpu', 'max',
 	       '-m', spec['mem'], '-smp', str(spec['smp']),
 	       '-nographic', '-no-reboot',
@@ -412,13 +443,19 @@ def debug_reports(console):
 	return fails
 
 
-def judge(spec, args, log, rc, timed_out, elapsed):
+def read_serial(log):
 	with open(log, 'rb') as f:
-		serial = [ANSI.sub('', l.rstrip('\r')) for l in
-			  f.read().decode('utf-8', 'replace').split('\n')]
+		return [ANSI.sub('', l.rstrip('\r')) for l in
+			f.read().decode('utf-8', 'replace').split('\n')]
+
+
+def judge(spec, args, name, serial, log, rc, timed_out, report=True):
+	"""The result lines of one spec from its serial log (a list of lines,
+	the first QEMU's command line): a boot's own, or its part of a shared
+	boot (shared.split())."""
 	fails = []
 	results = []
-	prefix = f'vm/{args.kver}/{args.name}'
+	prefix = f'vm/{args.kver}/{name}'
 
 	if timed_out:
 		fails.append(f'timeout after {spec["timeout"]} s (QEMU killed)')
@@ -519,11 +556,12 @@ def judge(spec, args, log, rc, timed_out, elapsed):
 	if spec['ktap'] is not None and len(docs) != spec['ktap']:
 		fails.append(f'{len(docs)} KTAP document(s), expected {spec["ktap"]}')
 
-	with open(os.path.join(args.out, args.name + '.report'), 'w') as f:
-		for l in console:
-			m = REPORT.match(l)
-			if m:
-				f.write((m.group(1) or '') + '\n')
+	if report:
+		with open(os.path.join(args.out, name + '.report'), 'w') as f:
+			for l in console:
+				m = REPORT.match(l)
+				if m:
+					f.write((m.group(1) or '') + '\n')
 
 	fails = list(dict.fromkeys(fails))	# console and dmesg repeat lines
 	if len(fails) > 6:
@@ -554,9 +592,133 @@ def crashed_before_init(log):
 	return first
 
 
+def parse_for(path, kver):
+	"""The parsed spec, or None if it is bad or not for kernel kver."""
+	try:
+		spec = parse_spec(path)
+	except (SpecError, OSError):
+		return None
+	if spec['kernels'] and not spec['kernels'].search(kver):
+		return None
+	return spec
+
+
+def item_of(arg):
+	"""A --boot argument NAME=SPEC: (name, backend, spec path); the backend
+	is the part of NAME after its '@' (direct if none)."""
+	name, sep, path = arg.partition('=')
+	if not sep or not name or not path:
+		raise SystemExit(f'--boot {arg}: expected NAME=SPEC')
+	return name, name.partition('@')[2] or 'direct', path
+
+
+def file_name(names):
+	return '+'.join(names).replace('/', '_')
+
+
+def run_boot(items, args):
+	"""Boot the specs of items ((name, backend, parsed spec), one backend)
+	in one boot, judge each, and return {name: result lines}. A spec that
+	fails in a shared boot sends the specs after it to a new boot (the
+	failure may have switched a debug check off); a finding after the last
+	spec (kmemleak, a crash at power-off) sends each spec to a boot of its
+	own, whose verdict stands."""
+	names = [n for n, _, _ in items]
+	alone = len(items) == 1
+	base = os.path.join(args.out, names[0] if alone else
+			    os.path.join('shared', file_name(names)))
+	log = base + '.log'
+	work = base + '.d'
+	os.makedirs(work, exist_ok=True)
+	if os.path.exists(log):
+		os.unlink(log)
+	backend = items[0][1]
+	spec0 = dict(items[0][2])
+	spec0['timeout'] = sum(sp['timeout'] for _, _, sp in items)
+	spec0['mem'] = max((sp['mem'] for _, _, sp in items), key=shared.mem_bytes)
+	try:
+		initrd = build_initramfs(items, args, work)
+	except SpecError as e:
+		return {n: [(False, f'vm/{args.kver}/{n}', f' # initramfs: {e}')]
+			for n in names}
+	rc, timed_out = boot(spec0, args, backend, initrd, log)
+	first = crashed_before_init(log)
+	if first:
+		print(f'  VM      {args.kver} {" ".join(names)}: the kernel crashed '
+		      f'before /init ran (log {first}); booting again',
+		      file=sys.stderr)
+		rc, timed_out = boot(spec0, args, backend, initrd, log)
+	note = (f'retried once: the first boot crashed before /init ran ({first})'
+		if first else None)
+	serial = read_serial(log)
+
+	def noted(lines, extra=None):
+		extra = '; '.join(x for x in (note, extra) if x)
+		if extra:
+			ok, name, why = lines[0]
+			lines[0] = (ok, name, f'{why}; {extra}' if why else f' # {extra}')
+		return lines
+
+	if alone:
+		name, _, spec = items[0]
+		return {name: noted(judge(spec, args, name, shared.whole(serial),
+					  log, rc, timed_out))}
+
+	parts = shared.split(serial, len(items))
+	out = {}
+	for i, (name, _, spec) in enumerate(items):
+		part, ended = parts[i]
+		if part is None:
+			if i == 0:	# no spec began: the boot's verdict is theirs
+				for n, _, sp in items:
+					out[n] = noted(judge(sp, args, n, shared.whole(serial),
+							     log, rc, timed_out))
+				return out
+			out.update(run_boot(items[i:], args))
+			return out
+		own = os.path.join(args.out, name + '.log')
+		os.makedirs(os.path.dirname(own), exist_ok=True)
+		with open(own, 'w') as f:
+			f.write(f'# part {i + 1} of {len(items)} of the shared boot '
+				f'{log}\n' + '\n'.join(part[1:]) + '\n')
+		lines = noted(judge(spec, args, name, part, own,
+				    0 if ended else rc, False if ended else timed_out),
+			      f'shared boot {i + 1}/{len(items)}')
+		out[name] = lines
+		if not lines[0][0]:
+			if i + 1 < len(items):
+				out.update(run_boot(items[i + 1:], args))
+			return out
+
+	tail = parts[-1]
+	empty = {'steps': [], 'expect-warning': [], 'allow-warning': [],
+		 'expect-log': [], 'allow-taint': '', 'ktap': None,
+		 'timeout': spec0['timeout']}
+	ok, _, why = judge(empty, args, 'shared', tail or shared.whole(serial),
+			   log, rc, timed_out, report=False)[0]
+	if ok:
+		return out
+	print(f'  VM      {args.kver} {" ".join(names)}: after the last spec'
+	      f'{why}: booting each spec alone', file=sys.stderr)
+	again = {}
+	for item in items:
+		again.update(run_boot([item], args))
+	why = ': ' + why.replace(' # ', '', 1).split('; ')[0]	# the first finding
+	pinned = not all(lines[0][0] for lines in again.values())
+	for name in names:
+		okn, n, w = again[name][0]
+		note = (f'booted alone: the shared boot {log} failed after its '
+			f'last spec{why}')
+		if not pinned:	# real, but no spec alone shows it
+			okn, note = False, note + '; no spec alone did'
+		again[name][0] = (okn, n, f'{w}; {note}' if w else f' # {note}')
+	return again
+
+
 def main():
 	ap = argparse.ArgumentParser(description=__doc__)
 	ap.add_argument('--list-backends', action='store_true')
+	ap.add_argument('--plan', action='store_true')
 	ap.add_argument('--kver')
 	ap.add_argument('--image')
 	ap.add_argument('--name')
@@ -564,7 +726,8 @@ def main():
 	ap.add_argument('--ko-dir', action='append', default=[])
 	ap.add_argument('--bin-dir')
 	ap.add_argument('--backend', choices=list(BACKENDS))
-	ap.add_argument('spec')
+	ap.add_argument('--boot', action='append', default=[])
+	ap.add_argument('spec', nargs='?')
 	args = ap.parse_args()
 	if args.list_backends:
 		# A bad spec boots (once, direct) to get its "bad spec" line.
@@ -574,64 +737,58 @@ def main():
 			names = None
 		print(' '.join(names or ['direct']))
 		return 0
-	if not (args.kver and args.name and args.out):
-		ap.error('--kver, --name and --out are required')
-
-	log = os.path.join(args.out, args.name + '.log')
-	res_file = os.path.join(args.out, args.name + '.results')
-	work = os.path.join(args.out, args.name + '.d')
-	os.makedirs(os.path.dirname(log), exist_ok=True)
-	os.makedirs(work, exist_ok=True)
-	for f in (res_file, log):
-		if os.path.exists(f):
-			os.unlink(f)
+	items = [item_of(b) for b in args.boot]
+	if args.spec:
+		if not args.name:
+			ap.error('--name is required with SPEC')
+		items.append((args.name, args.backend or 'direct', args.spec))
+	if not args.kver or not items:
+		ap.error('--kver and SPEC or --boot NAME=SPEC are required')
+	if args.plan:
+		for group in shared.plan(items, lambda p: parse_for(p, args.kver)):
+			print(' '.join(shlex.quote(f'{n}={p}') for n, _, p in group))
+		return 0
+	if not args.out:
+		ap.error('--out is required')
+	if len({b for _, b, _ in items}) > 1:
+		ap.error('the specs of one boot must share a backend')
 
 	t0 = time.time()
-	try:
-		spec = parse_spec(args.spec)
-	except (SpecError, OSError) as e:
-		lines = [(False, f'vm/{args.kver}/{args.name}', f' # bad spec: {e}')]
-	else:
-		if spec['kernels'] and not spec['kernels'].search(args.kver):
-			print(f'  SKIP    {args.kver} {args.name} (kernels: '
-			      f'{spec["kernels"].pattern})', file=sys.stderr)
-			open(res_file, 'w').close()
-			return 0
-		if args.backend or spec['backends']:
-			spec['steps'].insert(0, backend_step(args.backend or
-							     'direct'))
-		args.backend = args.backend or 'direct'
+	lines = {}
+	todo = []
+	for name, backend, path in items:
+		res_file = os.path.join(args.out, name + '.results')
+		os.makedirs(os.path.dirname(res_file), exist_ok=True)
+		if os.path.exists(res_file):
+			os.unlink(res_file)
 		try:
-			initrd = build_initramfs(spec, args, work)
-		except SpecError as e:
-			lines = [(False, f'vm/{args.kver}/{args.name}',
-				  f' # initramfs: {e}')]
-		else:
-			rc, timed_out = boot(spec, args, initrd, log)
-			first = crashed_before_init(log)
-			if first:
-				print(f'  VM      {args.kver} {args.name}: the kernel '
-				      f'crashed before /init ran (log {first}); '
-				      'booting again', file=sys.stderr)
-				rc, timed_out = boot(spec, args, initrd, log)
-			lines = judge(spec, args, log, rc, timed_out,
-				      time.time() - t0)
-			if first:
-				ok, name, why = lines[0]
-				note = ('retried once: the first boot crashed '
-					f'before /init ran ({first})')
-				lines[0] = (ok, name, f'{why}; {note}' if why
-					    else f' # {note}')
-	text = ''.join(f'{"ok" if ok else "not ok"} - {name}{why}\n'
-		       for ok, name, why in lines)
-	with open(res_file, 'w') as f:
-		f.write(text)
-	sys.stdout.write(text)
-	bad = sum(not ok for ok, _, _ in lines)
+			spec = parse_spec(path)
+		except (SpecError, OSError) as e:
+			lines[name] = [(False, f'vm/{args.kver}/{name}', f' # bad spec: {e}')]
+			continue
+		if spec['kernels'] and not spec['kernels'].search(args.kver):
+			print(f'  SKIP    {args.kver} {name} (kernels: '
+			      f'{spec["kernels"].pattern})', file=sys.stderr)
+			lines[name] = []
+			continue
+		if backend != 'direct' or spec['backends']:
+			spec['steps'].insert(0, backend_step(backend))
+		todo.append((name, backend, spec))
+	if todo:
+		lines.update(run_boot(todo, args))
+
+	bad = 0
+	for name, _, _ in items:
+		text = ''.join(f'{"ok" if ok else "not ok"} - {n}{why}\n'
+			       for ok, n, why in lines[name])
+		with open(os.path.join(args.out, name + '.results'), 'w') as f:
+			f.write(text)
+		sys.stdout.write(text)
+		bad += sum(not ok for ok, _, _ in lines[name])
 	verdict = f'FAIL ({bad} not ok)' if bad else 'ok'
-	print(f'  VM      {args.kver} {args.name}: {verdict} '
-	      f'({time.time() - t0:.1f} s, log {log})', file=sys.stderr)
-	return 0 if all(ok for ok, _, _ in lines) else 1
+	print(f'  VM      {args.kver} {" ".join(n for n, _, _ in items)}: {verdict} '
+	      f'({time.time() - t0:.1f} s)', file=sys.stderr)
+	return 0 if not bad else 1
 
 
 if __name__ == '__main__':
@@ -642,13 +799,17 @@ if __name__ == '__main__':
 		traceback.print_exc()
 		a = sys.argv
 		kver = a[a.index('--kver') + 1] if '--kver' in a else '?'
-		name = a[a.index('--name') + 1] if '--name' in a else '?'
 		out = a[a.index('--out') + 1] if '--out' in a else None
-		line = f'not ok - vm/{kver}/{name} # harness error: {e!r}\n'
-		if out:
-			os.makedirs(os.path.dirname(os.path.join(out, name)),
-				    exist_ok=True)
-			with open(os.path.join(out, name + '.results'), 'w') as f:
-				f.write(line)
-		sys.stdout.write(line)
+		names = [a[i + 1].partition('=')[0] for i, x in enumerate(a[:-1])
+			 if x == '--boot']
+		if '--name' in a:
+			names.append(a[a.index('--name') + 1])
+		for name in names or ['?']:
+			line = f'not ok - vm/{kver}/{name} # harness error: {e!r}\n'
+			if out:
+				res = os.path.join(out, name + '.results')
+				os.makedirs(os.path.dirname(res), exist_ok=True)
+				with open(res, 'w') as f:
+					f.write(line)
+			sys.stdout.write(line)
 		sys.exit(1)
