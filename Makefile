@@ -7,24 +7,34 @@
 #
 # Check groups: `make check-<group>` runs one group and writes one line
 # per test case ("ok - name" / "not ok - name") to build/results/<group>;
-# scripts/check.sh runs them all, in this order, and prints the closing
-# tally. A group reading what others made goes in CHECK_GROUPS_LAST.
+# scripts/check.sh runs them all and prints the closing tally. The groups
+# of CHECK_GROUPS run as many at a time as there are CPUs (none of them
+# keeps two busy alone), after CHECK_PREP, the userspace programs more than
+# one of them would otherwise build at once; then CHECK_GROUPS_ALONE (a
+# group that keeps every CPU busy), then CHECK_GROUPS_LAST (a group reading
+# what others made).
 
 TOP		:= $(CURDIR)
 BUILD		:= $(TOP)/build
 RESULTS		:= $(BUILD)/results
 CHECK_GROUPS	:=
+CHECK_GROUPS_ALONE :=
 CHECK_GROUPS_LAST :=
+CHECK_PREP	:=
 
 .DEFAULT_GOAL	:= all
-.PHONY: all check clean
+.PHONY: all check check-prep clean
 
 include $(sort $(wildcard scripts/mk/*.mk))
 
 all: modules lib
 
 check: deps kernels
-	@scripts/check.sh $(CHECK_GROUPS) $(CHECK_GROUPS_LAST)
+	@$(MAKE) --no-print-directory check-prep || true
+	@scripts/check.sh $(CHECK_GROUPS) -- $(CHECK_GROUPS_ALONE) -- $(CHECK_GROUPS_LAST)
+
+# A failure here is the failing group's to report, when it builds again.
+check-prep: $(CHECK_PREP)
 
 clean:
 	rm -rf $(BUILD)

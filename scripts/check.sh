@@ -3,6 +3,13 @@
 # Run every check group, never stopping at the first red one, then count
 # every test case of every group and print the closing tally.
 #
+#   check.sh GROUP... [-- GROUP...]...
+#
+# Each "--" starts a phase; a phase begins when the one before has ended.
+# The groups of a phase run CHECK_JOBS at a time (default: the number of
+# CPUs), each one's output shown when it ends; a phase of one group shows
+# it as it comes.
+#
 # A group is `make check-<group>`; it writes build/results/<group> with one
 # line per case: "ok - <name>" or "not ok - <name>". A group that exits
 # non-zero without writing a single "not ok" line gets one added for it, so
@@ -12,38 +19,81 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 results="$top/build/results"
 mkdir -p "$results"
 start=$(date +%s)
+jobs=${CHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
-# cpu_now: set cpu to the CPU time (user + system, whole seconds) of this
-# script's finished children so far: a group's share tells how well it
-# uses the CPUs.
-cpu_now() {
-	times > "$results/.times"
-	cpu=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d\n", n }' "$results/.times")
-}
-
-for g in "$@"; do
-	rm -f "$results/$g"
+# run_group GROUP: run one group (in a subshell of its own: `times` then
+# gives the CPU time, user + system, of its commands alone: a group's
+# share tells how well it uses the CPUs), then its summary line.
+run_group() {
+	local g=$1 t0 rc cpu
 	t0=$(date +%s)
-	cpu_now
-	c0=$cpu
-	echo "=== check group: $g"
 	make -C "$top" --no-print-directory "check-$g"
 	rc=$?
-	cpu_now
 	if [ $rc -ne 0 ] && ! grep -q '^not ok' "$results/$g" 2>/dev/null; then
 		echo "not ok - $g: group exited $rc" >> "$results/$g"
 	fi
 	if [ ! -s "$results/$g" ]; then
 		echo "not ok - $g: group ran no test" >> "$results/$g"
 	fi
+	times > "$results/.$g.times"	# not in a pipe: that is another process
+	cpu=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) {
+		split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d", n }' \
+		"$results/.$g.times")
 	echo "=== $g: $(grep -c '^ok' "$results/$g") passed," \
 		"$(grep -c '^not ok' "$results/$g") failed ($(( $(date +%s) - t0 )) s," \
-		"$((cpu - c0)) CPU-s)"
+		"$cpu CPU-s)"
+}
+
+# run_phase GROUP...: the groups, $jobs at a time.
+run_phase() {
+	local g pid
+	local -A running=()
+	for g in "$@"; do rm -f "$results/$g"; done
+	if [ $# -eq 1 ] || [ "$jobs" -le 1 ]; then
+		for g in "$@"; do
+			echo "=== check group: $g"
+			(run_group "$g")
+		done
+		return
+	fi
+	for g in "$@"; do
+		while [ ${#running[@]} -ge "$jobs" ]; do
+			wait -n -p pid
+			finish "${running[$pid]}"
+			unset "running[$pid]"
+		done
+		echo "=== check group: $g (started; $jobs groups at a time, output when it ends)"
+		(run_group "$g") > "$results/$g.log" 2>&1 &
+		running[$!]=$g
+	done
+	while [ ${#running[@]} -gt 0 ]; do
+		wait -n -p pid
+		finish "${running[$pid]}"
+		unset "running[$pid]"
+	done
+}
+
+# finish GROUP: show the output of a group that ran in the background.
+finish() {
+	echo "=== output of check group: $1"
+	cat "$results/$1.log"
+}
+
+all=()
+phase=()
+for g in "$@" --; do
+	if [ "$g" = -- ]; then
+		[ ${#phase[@]} -eq 0 ] || run_phase "${phase[@]}"
+		phase=()
+	else
+		phase+=("$g")
+		all+=("$g")
+	fi
 done
 
 pass=0
 fail=0
-for g in "$@"; do
+for g in "${all[@]}"; do
 	p=$(grep -c '^ok' "$results/$g")
 	f=$(grep -c '^not ok' "$results/$g")
 	pass=$((pass + p))

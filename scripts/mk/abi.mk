@@ -34,6 +34,7 @@ ABI_HDRS	:= $(wildcard abi/include/dmaguard/*.h abi/shim/*.h \
 			c-core/*.h c-core/platform/user/*.h)
 
 CHECK_GROUPS	+= abi kerneldoc
+CHECK_PREP	+= $(ABI_UNIT_BINS)
 VM_DEPS		+= vm-consumers
 
 .PHONY: abi-check abi-baseline abi-planted abi-unit consumers vm-consumers kerneldoc \

@@ -17,6 +17,7 @@
 # compile-fail fixtures (scripts/bindings/rust-check.sh).
 
 CHECK_GROUPS	+= rust
+CHECK_PREP	+= $(BUILD)/user/libdmaguard.a
 
 .PHONY: bindings rust-test check-rust
 

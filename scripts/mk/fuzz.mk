@@ -40,6 +40,7 @@ FUZZ_ENV	:= ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
 		   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 CHECK_GROUPS	+= fuzz
+CHECK_PREP	+= $(FUZZ_BIN) $(FUZZ_PIN_BIN)
 
 .PHONY: fuzz fuzz-build check-fuzz fuzz-repro fuzz-pin
 fuzz-build: $(FUZZ_BIN) $(FUZZ_PIN_BIN)

@@ -21,6 +21,7 @@ UNIT_HDRS	:= $(wildcard c-core/*.h c-core/platform/user/*.h) \
 UNIT_LDLIBS	:= -lcmocka -lpthread
 
 CHECK_GROUPS	+= unit
+CHECK_PREP	+= $(UNIT_BINS) $(UNIT_TSAN_BIN)
 
 .PHONY: unit check-unit
 unit: $(UNIT_BINS) $(UNIT_TSAN_BIN)

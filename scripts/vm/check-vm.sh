@@ -48,12 +48,23 @@ for k in "${kernels[@]}"; do
 done
 selftest=${VM_SELFTEST:-1}
 
-# Build per kernel so one kernel's failure does not hide the other's specs.
+# Build per kernel so one kernel's failure does not hide the other's specs;
+# two kernels at a time (a small module's build keeps one CPU busy more
+# than two).
 declare -A built
+mkdir -p "$vm_out"
 for kver in "${kernels[@]}"; do
-	if DMAGUARD_TEST_HOOKS=1 KVER=$kver "$top/scripts/build-modules.sh" >&2; then
-		built[$kver]=1
-	fi
+	rm -f "$vm_out/.built-$kver"
+	{
+		DMAGUARD_TEST_HOOKS=1 KVER=$kver "$top/scripts/build-modules.sh" \
+			> "$vm_out/.build-$kver.log" 2>&1 && touch "$vm_out/.built-$kver"
+	} &
+	[ "$(jobs -r | wc -l)" -lt 2 ] || wait -n
+done
+wait
+for kver in "${kernels[@]}"; do
+	cat "$vm_out/.build-$kver.log" >&2
+	[ ! -f "$vm_out/.built-$kver" ] || built[$kver]=1
 done
 if [ "$selftest" = 1 ] && ! "$top/scripts/vm/selftest.sh" prepare "$selftest_kver" >&2; then
 	echo "not ok - vm-harness/build # harness fixtures did not build" >> "$results"
@@ -65,10 +76,11 @@ fi
 {
 	[ "$selftest" = 1 ] && "$top/scripts/vm/selftest.sh" jobs "$selftest_kver"
 	[ "$selftest" = 1 ] && "$top/scripts/vm/planted.sh" jobs "$selftest_kver"
-	# The slowest kernels first (the built ones come last in the list),
-	# so that no long boot starts when the others are done.
-	for ((i = ${#kernels[@]} - 1; i >= 0; i--)); do
-		kver=${kernels[i]}
+	# The slowest kernel first (the debug one, whose boots are the
+	# longest), then the others newest first, so that no long boot
+	# starts when the others are done.
+	for kver in $(printf '%s\n' "${kernels[@]}" | grep -e '-debug$'; \
+		      printf '%s\n' "${kernels[@]}" | grep -v -e '-debug$' | tac); do
 		[ -n "${built[$kver]:-}" ] || continue
 		for s in "${specs[@]}"; do
 			for n in ${boots[$s]}; do

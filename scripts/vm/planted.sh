@@ -105,10 +105,16 @@ prepare_one() {
 
 prepare() {
 	local p
+	local n=0 jobs
+	jobs=$(nproc 2>/dev/null || echo 2)
+	# Two builds at a time keep two CPUs busier than one build's -j2
+	# (a small module: modpost and the link run alone).
 	for p in "$cases"/${PLANTED:-*}.patch; do
 		[ -f "$p" ] || continue
-		prepare_one "$1" "$p"
+		[ $((n++)) -lt "$jobs" ] || wait -n
+		prepare_one "$1" "$p" &
 	done
+	wait
 }
 
 # boots PATCH [KEY]: the boot names of a case's "#spec:" lines (KEY=with:

@@ -449,13 +449,13 @@ def read_serial(log):
 			f.read().decode('utf-8', 'replace').split('\n')]
 
 
-def judge(spec, args, name, serial, log, rc, timed_out, report=True):
+def judge(spec, args, spec_name, serial, log, rc, timed_out, report=True):
 	"""The result lines of one spec from its serial log (a list of lines,
 	the first QEMU's command line): a boot's own, or its part of a shared
 	boot (shared.split())."""
 	fails = []
 	results = []
-	prefix = f'vm/{args.kver}/{name}'
+	prefix = f'vm/{args.kver}/{spec_name}'
 
 	if timed_out:
 		fails.append(f'timeout after {spec["timeout"]} s (QEMU killed)')
@@ -557,7 +557,7 @@ def judge(spec, args, name, serial, log, rc, timed_out, report=True):
 		fails.append(f'{len(docs)} KTAP document(s), expected {spec["ktap"]}')
 
 	if report:
-		with open(os.path.join(args.out, name + '.report'), 'w') as f:
+		with open(os.path.join(args.out, spec_name + '.report'), 'w') as f:
 			for l in console:
 				m = REPORT.match(l)
 				if m:
