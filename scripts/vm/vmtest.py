@@ -109,11 +109,12 @@
 # verdict stands; if none fails alone, all are "not ok" (the finding is
 # real but could not be pinned on one).
 #
-# RETRY. A boot whose kernel dies (panic, Oops, BUG) before the guest's
-# /init has printed its first marker is booted once more, and judged by
-# the second boot alone; its spec line says so ("retried once: ...") and
-# the first log is kept as <name>.crash-before-init.log. No test code runs
-# before /init, so such a crash is the emulator's (crashed_before_init()).
+# RETRY. A boot whose kernel reports a panic, an Oops or a BUG before the
+# guest's /init has printed its first marker is booted once more, and
+# judged by the second boot alone; its spec line says so ("retried once:
+# ...") and the first log is kept as <name>.crash-before-init.log. No test
+# code runs before /init, so such a report is the emulator's
+# (crashed_before_init()).
 #
 # VERDICT. The spec's own line "vm/<kver>/<spec>" is "not ok" on: QEMU
 # timeout or error, a missing "all steps done" marker, a failed or
@@ -571,21 +572,27 @@ def judge(spec, args, spec_name, serial, log, rc, timed_out, report=True):
 
 
 def crashed_before_init(log):
-	"""A boot that died before the guest's /init began (no test code had
-	run: no module loaded, no step begun) is the bench's, not the spec's:
-	TCG guests of 6.12 have crashed in sched_clock_cpu() ("Oops: int3")
-	while a static key was being patched at boot, on a loaded host, even
-	with tsc=reliable. Returns where the log was moved, for one new boot;
-	None for any other boot."""
+	"""A boot whose kernel reported a panic, an Oops or a BUG (KASAN's
+	included) before the guest's /init printed its first line is the
+	bench's, not the spec's: no test code had run (no module loaded, no
+	step begun). TCG guests of 6.12 have crashed in sched_clock_cpu()
+	("Oops: int3") while a static key was being patched at boot, and the
+	debug kernel has taken an interrupt on an IRQ descriptor not yet set
+	up while identifying the boot CPU (KASAN: wild-memory-access in
+	handle_edge_irq, at 0.005 s), on a loaded host. Returns where the log
+	was moved, for one new boot; None for any other boot."""
 	try:
 		with open(log, errors='replace') as f:
 			text = f.read()
 	except OSError:
 		return None
-	if MARK + 'begin spec=' in text:
-		return None
-	if not any(rx.search(ANSI.sub('', line)) for line in text.splitlines()
-		   for rx, _ in FATAL[:3]):
+	before = []
+	for line in text.splitlines():
+		line = ANSI.sub('', line)
+		if line.startswith(MARK):
+			break
+		before.append(line)
+	if not any(rx.search(line) for line in before for rx, _ in FATAL[:3]):
 		return None
 	first = log[:-len('.log')] + '.crash-before-init.log'
 	os.replace(log, first)
