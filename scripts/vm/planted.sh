@@ -8,10 +8,13 @@
 #   #spec: NAME       a spec to boot (tests/vm/NAME.vmtest); may repeat
 #   #backend: NAME    the DMA backend to boot it under (vmtest.py)
 #   #expect: PCRE     some result line of those boots must match; may repeat
-#   #with: NAME       a spec booted after the #spec: ones, sharing their
+#   #with: NAME       a spec booted before the #spec: ones, sharing their
 #                     boot as in check-vm (vmtest.py, SHARED BOOTS), so
 #                     that the case proves a shared boot pins the finding
-#                     on its spec; may repeat
+#                     on its spec, not on the spec before it (before: a
+#                     red spec sends the specs after it to a new boot,
+#                     which the harness self-test proves); it must stay
+#                     green; may repeat
 #   #kernel: ERE      boot the first kernel of scripts/kernels.sh whose
 #                     version matches (e.g. "-dmaguard-debug$" for a KASAN,
 #                     lockdep or kmemleak finding); default: the KVER the
@@ -134,7 +137,7 @@ jobs() {
 		c=$(basename "$p" .patch)
 		[ "$(cat "$work/$c/status" 2>/dev/null)" = ok ] || continue
 		k=$(cat "$work/$c/kver")
-		for n in $(boots "$p") $(boots "$p" with); do
+		for n in $(boots "$p" with) $(boots "$p"); do
 			s=${n#planted/"$c"/}
 			rm -f "$vm_out/$k/$n.results"
 			echo "$n $top/tests/vm/${s%@*}.vmtest"
@@ -174,6 +177,12 @@ judge() {
 			first=${first:-$hit}
 		done < <(header "$p" expect)
 		[ -n "$(header "$p" expect)" ] || why="no #expect: line"
+		# A #with: spec shares the boot to show the finding is not
+		# blamed on it: it must stay green.
+		for n in $(boots "$p" with); do
+			hit=$(vm_results "$k" "$n" | grep -m1 '^not ok' || true)
+			[ -z "$hit" ] || why+="${why:+; }the #with: spec is red too: ${hit#not ok - }"
+		done
 		n=$(boots "$p" | sed 's|^planted/[^/]*/||' | tr '\n' ' ')
 		if [ -z "$why" ]; then
 			echo "ok - vm-planted/$c: $k ${n% } red: ${first#not ok - }"
