@@ -20,11 +20,12 @@
 #                     lockdep or kmemleak finding); default: the KVER the
 #                     script is given (the newest Debian kernel)
 #
-# For each case, the sources of dmaguard.ko (Kbuild without tests/, abi/,
-# c-core/) are copied to build/vm-planted/<case>/tree, the patch is applied
-# to the copy (never to the tree; no fuzz), dmaguard.ko (test flavour) is
-# built from it for one kernel (the newest) and each spec boots with the
-# tree's test modules and that dmaguard.ko. One line per case:
+# For each case, the patch is applied to a copy of the sources of
+# dmaguard.ko (Kbuild without tests/, abi/, c-core/: build/vm-planted/.tree/
+# <kver>, one per kernel, made pristine again before each case; never to
+# the tree; no fuzz), dmaguard.ko (test flavour) is built from it for the
+# case's kernel and each spec boots with the tree's test modules and that
+# dmaguard.ko. One line per case:
 #
 #   ok - vm-planted/<case>: <spec>@<backend> red: <first line matched>
 #   not ok - vm-planted/<case> # <why>
@@ -72,50 +73,97 @@ kver_of() {
 	fi
 }
 
-prepare_one() {
-	local kver p=$2 c d re
-	c=$(basename "$p" .patch)
-	d=$work/$c/tree
+# case_kver KVER PATCH: a fresh build/vm-planted/<case>/ holding the case's
+# kernel (file kver), or the reason it has none (file status).
+case_kver() {
+	local kver c re
+	c=$(basename "$2" .patch)
 	rm -rf "${work:?}/$c"
-	mkdir -p "$d"
-	kver=$(kver_of "$p" "$1")
-	if [ -z "$kver" ]; then
-		re=$(header "$p" kernel)
-		if [ -n "${KVER:-}" ] && KVER= "$top/scripts/kernels.sh" | grep -qE -- "$re"; then
-			echo "skip: KVER=$KVER leaves out its kernel /$re/" > "$work/$c/status"
-		else
-			echo "no kernel matches #kernel: $re (make kernels)" > "$work/$c/status"
+	mkdir -p "$work/$c"
+	kver=$(kver_of "$2" "$1")
+	if [ -n "$kver" ]; then
+		echo "$kver" > "$work/$c/kver"
+		return
+	fi
+	re=$(header "$2" kernel)
+	if [ -n "${KVER:-}" ] && KVER= "$top/scripts/kernels.sh" | grep -qE -- "$re"; then
+		echo "skip: KVER=$KVER leaves out its kernel /$re/" > "$work/$c/status"
+	else
+		echo "no kernel matches #kernel: $re (make kernels)" > "$work/$c/status"
+	fi
+}
+
+# restore TREE: make TREE the pristine copy again. A file that differs is
+# copied back with a new time stamp, so that kbuild rebuilds what the case
+# before changed; a file the pristine copy lacks is removed.
+restore() {
+	local f
+	(cd "$1" && find . -type f) | while IFS= read -r f; do
+		if [ ! -f "$work/.pristine/$f" ]; then
+			rm -f "$1/$f"
+		elif ! cmp -s "$work/.pristine/$f" "$1/$f"; then
+			cp "$work/.pristine/$f" "$1/$f"
 		fi
-		return
-	fi
-	echo "$kver" > "$work/$c/kver"
-	(cd "$top" && git ls-files -co --exclude-standard -- abi c-core Kbuild 2>/dev/null ||
-		find abi c-core Kbuild -type f) | (cd "$top" && xargs cp --parents -t "$d")
-	sed -i '/^obj-m += tests\//d' "$d/Kbuild"
-	if ! patch -p1 -F0 -N -s --no-backup-if-mismatch -r - -d "$d" < "$p" \
-		> "$work/$c/patch.log" 2>&1; then
-		echo "patch does not apply to the current core: $(head -c 300 "$work/$c/patch.log" | tr '\n' ' ')" > "$work/$c/status"
-		return
-	fi
-	# The test flavour: the tree's test modules use its hooks.
-	if ! DMAGUARD_TEST_HOOKS=1 KVER=$kver "$top/scripts/build-modules.sh" \
-		--src "$d" --name "planted-$c" > "$work/$c/build.log" 2>&1; then
-		echo "dmaguard.ko did not build with the patch (see $work/$c/build.log)" > "$work/$c/status"
-		return
-	fi
-	echo ok > "$work/$c/status"
+	done
+	cp -rn "$work/.pristine/." "$1/"
+}
+
+# prepare_kernel KVER PATCH...: build the cases of one kernel one after
+# another in one build directory (build/kernel/KVER/planted/), each from
+# the pristine tree with its patch applied, so that kbuild compiles again
+# only the files this case and the one before it changed; each case's
+# modules are copied to build/kernel/KVER/planted-<case>/ko/.
+prepare_kernel() {
+	local kver=$1 p c t=$work/.tree/$1 out=$top/build/kernel/$1
+	shift
+	mkdir -p "$t"
+	for p in "$@"; do
+		c=$(basename "$p" .patch)
+		restore "$t"
+		if ! patch -p1 -F0 -N -s --no-backup-if-mismatch -r - -d "$t" < "$p" \
+			> "$work/$c/patch.log" 2>&1; then
+			echo "patch does not apply to the current core: $(head -c 300 "$work/$c/patch.log" | tr '\n' ' ')" > "$work/$c/status"
+			continue
+		fi
+		# The test flavour: the tree's test modules use its hooks.
+		if ! DMAGUARD_TEST_HOOKS=1 KVER=$kver "$top/scripts/build-modules.sh" \
+			--src "$t" --name planted > "$work/$c/build.log" 2>&1; then
+			echo "dmaguard.ko did not build with the patch (see $work/$c/build.log)" > "$work/$c/status"
+			continue
+		fi
+		rm -rf "$out/planted-$c"
+		mkdir -p "$out/planted-$c"
+		cp -r "$out/planted/ko" "$out/planted-$c/"
+		echo ok > "$work/$c/status"
+	done
 }
 
 prepare() {
-	local p
-	local n=0 jobs
+	local p k n=0 jobs
+	local -A by_kver=()
 	jobs=$(nproc 2>/dev/null || echo 2)
-	# Two builds at a time keep two CPUs busier than one build's -j2
-	# (a small module: modpost and the link run alone).
+	# The pristine sources of dmaguard.ko: Kbuild without tests/.
+	rm -rf "$work/.pristine"
+	mkdir -p "$work/.pristine"
+	(cd "$top" && git ls-files -co --exclude-standard -- abi c-core Kbuild 2>/dev/null ||
+		find abi c-core Kbuild -type f) |
+		(cd "$top" && xargs cp --parents -t "$work/.pristine")
+	sed -i '/^obj-m += tests\//d' "$work/.pristine/Kbuild"
 	for p in "$cases"/${PLANTED:-*}.patch; do
 		[ -f "$p" ] || continue
+		case_kver "$1" "$p"
+		k=$(cat "$work/$(basename "$p" .patch)/kver" 2>/dev/null) || continue
+		by_kver[$k]+=" $p"
+	done
+	# One kernel's cases after each other, two kernels at a time (a small
+	# module: kbuild's own start and modpost keep one CPU busy), the
+	# kernel with the most cases first.
+	for k in $(for k in "${!by_kver[@]}"; do
+			echo "$(wc -w <<<"${by_kver[$k]}") $k"
+		done | sort -rn | cut -d' ' -f2); do
 		[ $((n++)) -lt "$jobs" ] || wait -n
-		prepare_one "$1" "$p" &
+		# shellcheck disable=SC2086
+		prepare_kernel "$k" ${by_kver[$k]} &
 	done
 	wait
 }
