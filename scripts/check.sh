@@ -46,7 +46,7 @@ run_group() {
 
 # run_phase GROUP...: the groups, $jobs at a time.
 run_phase() {
-	local g pid
+	local g
 	local -A running=()
 	for g in "$@"; do rm -f "$results/$g"; done
 	if [ $# -eq 1 ] || [ "$jobs" -le 1 ]; then
@@ -57,26 +57,22 @@ run_phase() {
 		return
 	fi
 	for g in "$@"; do
-		while [ ${#running[@]} -ge "$jobs" ]; do
-			wait -n -p pid
-			finish "${running[$pid]}"
-			unset "running[$pid]"
-		done
+		while [ ${#running[@]} -ge "$jobs" ]; do reap; done
 		echo "=== check group: $g (started; $jobs groups at a time, output when it ends)"
 		(run_group "$g") > "$results/$g.log" 2>&1 &
 		running[$!]=$g
 	done
-	while [ ${#running[@]} -gt 0 ]; do
-		wait -n -p pid
-		finish "${running[$pid]}"
-		unset "running[$pid]"
-	done
+	while [ ${#running[@]} -gt 0 ]; do reap; done
 }
 
-# finish GROUP: show the output of a group that ran in the background.
-finish() {
-	echo "=== output of check group: $1"
-	cat "$results/$1.log"
+# reap: wait for one of run_phase's groups (its "running", pid -> group)
+# to end and show its output.
+reap() {
+	local pid
+	wait -n -p pid
+	echo "=== output of check group: ${running[$pid]}"
+	cat "$results/${running[$pid]}.log"
+	unset "running[$pid]"
 }
 
 all=()

@@ -37,14 +37,13 @@ vm_shared_jobs() {
 	shift
 	for d in "$@"; do kos+=(--ko-dir "$d"); done
 	while read -r n s; do
-		items+=(--boot "$n=$s")
+		if [ "${VM_SHARED:-1}" = 0 ]; then
+			vm_job "$kver" "$n" "$s" "$@"
+		else
+			items+=(--boot "$n=$s")
+		fi
 	done
 	[ ${#items[@]} -gt 0 ] || return 0
-	if [ "${VM_SHARED:-1}" = 0 ]; then
-		printf '%s\n' "${items[@]}" | grep -v '^--boot$' |
-		while IFS='=' read -r n s; do vm_job "$kver" "$n" "$s" "$@"; done
-		return 0
-	fi
 	python3 "$vmtest" --plan --kver "$kver" "${items[@]}" |
 	while IFS= read -r group; do
 		eval "set -- $group"

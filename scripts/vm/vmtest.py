@@ -184,7 +184,7 @@ import shared  # noqa: E402
 # pairs took 1.7 s of each debug boot, and nothing here uses them.
 BASE_APPEND = ('console=ttyS0 panic=-1 quiet slub_debug=FZPU log_buf_len=8M '
 	       'tsc=reliable pty.legacy_count=0')
-MARK = 'DMAGUARD-VM: '
+MARK = shared.MARK
 TAINT_LETTERS = 'PFSRMBUDAWCIOELKXTN'	# bit n = TAINT_LETTERS[n]
 FATAL = [
 	(re.compile(r'Kernel panic'), 'kernel panic'),
@@ -199,7 +199,7 @@ FATAL = [
 	(re.compile(r'UBSAN:'), 'UBSAN'),
 ]
 ANSI = re.compile(r'\x1b(?:\[[0-9;?]*[A-Za-z]|[@-Z\\-_c])')
-TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\] ?')
+TIMESTAMP = shared.TIMESTAMP
 REPORT = re.compile(r'^(?:[^\s:][^:]*: )?REPORT(?: (.*))?$')
 STEP_NAME = re.compile(r'^[A-Za-z0-9_.+-]+$')
 
@@ -226,11 +226,16 @@ class SpecError(Exception):
 	pass
 
 
-def parse_spec(path):
-	spec = {'smp': 1, 'mem': '640M', 'qemu': [], 'append': [], 'timeout': 120,
+def default_spec():
+	"""A spec with no lines: what each key is when a spec leaves it out."""
+	return {'smp': 1, 'mem': '640M', 'qemu': [], 'append': [], 'timeout': 120,
 		'kernels': None, 'expect-warning': [], 'allow-warning': [],
 		'expect-log': [], 'allow-taint': '', 'ktap': None, 'steps': [],
 		'backends': None}
+
+
+def parse_spec(path):
+	spec = default_spec()
 	with open(path) as f:
 		for num, raw in enumerate(f, 1):
 			line = raw.strip()
@@ -703,9 +708,7 @@ def run_boot(items, args):
 			return out
 
 	tail = parts[-1]
-	empty = {'steps': [], 'expect-warning': [], 'allow-warning': [],
-		 'expect-log': [], 'allow-taint': '', 'ktap': None,
-		 'timeout': spec0['timeout']}
+	empty = dict(default_spec(), timeout=spec0['timeout'])
 	ok, _, why = judge(empty, args, 'shared', tail or shared.whole(serial),
 			   log, rc, timed_out, report=False)[0]
 	if ok:
