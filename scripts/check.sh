@@ -20,6 +20,9 @@ results="$top/build/results"
 mkdir -p "$results"
 start=$(date +%s)
 jobs=${CHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}
+# The kernel cache key, once for every group (scripts/kernel/lib.sh).
+DMAGUARD_KERNEL_KEY=$(. "$top/scripts/kernel/lib.sh" && kernel_key)
+export DMAGUARD_KERNEL_KEY
 
 # run_group GROUP: run one group (in a subshell of its own: `times` then
 # gives the CPU time, user + system, of its commands alone: a group's
