@@ -21,6 +21,33 @@ TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\] ?')
 STATE = re.compile(r'tainted=(\d+) dma-api=(\S+) debug_locks=(\S+)')
 
 
+EMBEDDED = re.compile(r'^(' + re.escape(MARK) + r'.*?)(\[\s*\d+\.\d+\] .*)$')
+
+
+def mend(lines):
+	"""The serial log merges two streams: the kernel writes a console line
+	whole and at once, between two characters of a line the guest's
+	/init is still sending through the tty ("DMAGUARD-VM: spe[  13.4]
+	DMAGUARD-VM-KMSG: specs done", then "c 1 end tainted=..."). Put such
+	a marker line back together, the kernel lines in it before it."""
+	out, carry = [], None
+	for line in lines:
+		if carry is not None:
+			if TIMESTAMP.match(line):
+				out.append(line)
+				continue
+			line, carry = carry + line, None
+		m = EMBEDDED.match(line)
+		if m:
+			out.append(m.group(2))
+			carry = m.group(1)
+		else:
+			out.append(line)
+	if carry is not None:
+		out.append(carry)
+	return out
+
+
 def batch_key(spec, backend):
 	"""What a boot is made of besides its steps: specs with the same key
 	may share one boot (the memory is the largest asked for). None: the

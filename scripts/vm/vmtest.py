@@ -456,8 +456,8 @@ def debug_reports(console):
 
 def read_serial(log):
 	with open(log, 'rb') as f:
-		return [ANSI.sub('', l.rstrip('\r')) for l in
-			f.read().decode('utf-8', 'replace').split('\n')]
+		return shared.mend([ANSI.sub('', l.rstrip('\r')) for l in
+				    f.read().decode('utf-8', 'replace').split('\n')])
 
 
 def judge(spec, args, spec_name, serial, log, rc, timed_out, report=True):
