@@ -30,7 +30,10 @@ CHECK_PREP	:=
 PYTHON3		:= $(shell python3 -c 'import os, sys; print(os.path.realpath(sys.executable))' 2>/dev/null)
 ifneq ($(PYTHON3),)
 $(shell mkdir -p $(BUILD)/bin && ln -sfn $(PYTHON3) $(BUILD)/bin/python3)
+# Once: a recursive make inherits it.
+ifeq ($(filter $(BUILD)/bin,$(subst :, ,$(PATH))),)
 export PATH	:= $(BUILD)/bin:$(PATH)
+endif
 endif
 
 .DEFAULT_GOAL	:= all

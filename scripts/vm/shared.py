@@ -17,11 +17,12 @@ import re
 
 MARK = 'DMAGUARD-VM: '
 KMSG = 'DMAGUARD-VM-KMSG: '
-TIMESTAMP = re.compile(r'^\[\s*\d+\.\d+\] ?')
+KTIME = r'\[\s*\d+\.\d+\]'		# a kernel console line's time stamp
+TIMESTAMP = re.compile('^' + KTIME + ' ?')
 STATE = re.compile(r'tainted=(\d+) dma-api=(\S+) debug_locks=(\S+)')
 
 
-EMBEDDED = re.compile(r'^(' + re.escape(MARK) + r'.*?)(\[\s*\d+\.\d+\] .*)$')
+EMBEDDED = re.compile('^(' + re.escape(MARK) + '.*?)(' + KTIME + ' .*)$')
 
 
 def mend(lines):
