@@ -840,11 +840,15 @@ hit:
 static long cookie_unhold(struct dg_pin_cache *c, u64 cookie,
 			  struct dg_pin_entry **ep)
 {
+	XA_STATE(xas, &c->ids, (u32)cookie);
 	struct dg_pin_entry *e;
 	long ret = -1;
 
+	/* xa_load() in our RCU section, which also keeps @e while we use it */
 	rcu_read_lock();
-	e = xa_load(&c->ids, (u32)cookie);
+	do {
+		e = xas_load(&xas);
+	} while (xas_retry(&xas, e));
 	if (e && e->serial == (u32)(cookie >> 32))
 		ret = entry_unhold(e);
 	rcu_read_unlock();
@@ -855,7 +859,8 @@ static long cookie_unhold(struct dg_pin_cache *c, u64 cookie,
 /**
  * dg_pin_put() - give back a handle from dg_pin_get()
  * @c: the cache
- * @h: the handle; its pages may not be used after this
+ * @h: the handle; its pages may not be used after this. Only its cookie
+ *	is read (and cleared): the rest may be uninitialised
  *
  * The entry stays cached, unless it was invalidated or evicted while in
  * use: then the last put releases it (unmaps, unpins, uncharges). A

@@ -53,13 +53,11 @@ int dg_pin_opts_parse(const struct dmaguard_pin_opts *caller, int node,
  */
 int dg_pin_handle_check(const struct dmaguard_pin *caller)
 {
-	struct dmaguard_pin tmp;
-
 	if (!caller)
 		return -EINVAL;
-	/* A zeroed struct passes copy-in exactly when it may be filled. */
-	return dg_struct_copy_in(&tmp, sizeof(tmp), caller, caller->sz,
-				 DMAGUARD_PIN_SIZE_VER0);
+	/* Read in place: nothing of it is kept. */
+	return dg_struct_check(caller, caller->sz, sizeof(*caller),
+			       DMAGUARD_PIN_SIZE_VER0);
 }
 
 /**
@@ -71,12 +69,23 @@ void dg_pin_handle_out(struct dmaguard_pin *caller,
 		       const struct dg_pin_handle *h)
 {
 	struct dmaguard_pin pin;
+	/* 64-bit kernels only (dmaguard's Kconfig world): a cookie fits. */
+	void *priv = (void *)(uintptr_t)h->cookie;
 
+	/* Every get fills one: in place when the caller knows every field. */
+	if (likely(caller->sz >= sizeof(pin))) {
+		caller->offset = h->offset;
+		caller->priv = priv;
+		caller->pages = (struct page **)h->pages;
+		caller->nr_pages = h->nr_pages;
+		caller->sgt = h->map;
+		caller->sgt_offset = h->map_offset;
+		return;
+	}
 	memset(&pin, 0, sizeof(pin));
 	pin.sz = caller->sz;
 	pin.offset = h->offset;
-	/* 64-bit kernels only (dmaguard's Kconfig world): a cookie fits. */
-	pin.priv = (void *)(uintptr_t)h->cookie;
+	pin.priv = priv;
 	pin.pages = (struct page **)h->pages;
 	pin.nr_pages = h->nr_pages;
 	pin.sgt = h->map;

@@ -18,6 +18,33 @@ static int dg_tail_is_zero(const void *p, __SIZE_TYPE__ from, __SIZE_TYPE__ to)
 }
 
 /**
+ * dg_struct_check() - whether a caller's struct of some size may be used
+ * @p: the caller's struct
+ * @size: its size as the caller says (its "sz" field)
+ * @known: sizeof() the struct as this module knows it
+ * @ver0_size: size of the first version of the struct
+ *
+ * The rule both copies below apply, for callers that read or fill the
+ * struct in place: no smaller than the first version, and no byte this
+ * module does not know may be set.
+ *
+ * Return: 0; -DG_SZ_EINVAL when @size is smaller than @ver0_size;
+ * -DG_SZ_E2BIG when the unknown tail of @p is not zero, or @size is larger
+ * than DG_SZ_MAX.
+ */
+int dg_struct_check(const void *p, __SIZE_TYPE__ size, __SIZE_TYPE__ known,
+		    __SIZE_TYPE__ ver0_size)
+{
+	if (size < ver0_size)
+		return -DG_SZ_EINVAL;
+	if (size > DG_SZ_MAX)
+		return -DG_SZ_E2BIG;
+	if (size > known && !dg_tail_is_zero(p, known, size))
+		return -DG_SZ_E2BIG;
+	return 0;
+}
+
+/**
  * dg_struct_copy_in() - take a caller's struct of any version
  * @dst: the module's struct, @dst_size bytes
  * @dst_size: sizeof() the struct as this module knows it
@@ -37,15 +64,12 @@ static int dg_tail_is_zero(const void *p, __SIZE_TYPE__ from, __SIZE_TYPE__ to)
 int dg_struct_copy_in(void *dst, __SIZE_TYPE__ dst_size, const void *src,
 		      __SIZE_TYPE__ src_size, __SIZE_TYPE__ ver0_size)
 {
-	if (src_size < ver0_size)
-		return -DG_SZ_EINVAL;
-	if (src_size > DG_SZ_MAX)
-		return -DG_SZ_E2BIG;
-	if (src_size > dst_size) {
-		if (!dg_tail_is_zero(src, dst_size, src_size))
-			return -DG_SZ_E2BIG;
+	int ret = dg_struct_check(src, src_size, dst_size, ver0_size);
+
+	if (ret)
+		return ret;
+	if (src_size > dst_size)
 		src_size = dst_size;
-	}
 	__builtin_memcpy(dst, src, src_size);
 	if (src_size < dst_size)
 		__builtin_memset((unsigned char *)dst + src_size, 0,
@@ -73,12 +97,10 @@ int dg_struct_copy_in(void *dst, __SIZE_TYPE__ dst_size, const void *src,
 int dg_struct_copy_out(void *dst, __SIZE_TYPE__ dst_size, const void *src,
 		       __SIZE_TYPE__ src_size, __SIZE_TYPE__ ver0_size)
 {
-	if (dst_size < ver0_size)
-		return -DG_SZ_EINVAL;
-	if (dst_size > DG_SZ_MAX)
-		return -DG_SZ_E2BIG;
-	if (dst_size > src_size && !dg_tail_is_zero(dst, src_size, dst_size))
-		return -DG_SZ_E2BIG;
+	int ret = dg_struct_check(dst, dst_size, src_size, ver0_size);
+
+	if (ret)
+		return ret;
 	__builtin_memcpy(dst, src, dst_size < src_size ? dst_size : src_size);
 	return 0;
 }

@@ -22,6 +22,8 @@
  */
 #define DG_SZ_MAX	4096
 
+int dg_struct_check(const void *p, __SIZE_TYPE__ size, __SIZE_TYPE__ known,
+		    __SIZE_TYPE__ ver0_size);
 int dg_struct_copy_in(void *dst, __SIZE_TYPE__ dst_size, const void *src,
 		      __SIZE_TYPE__ src_size, __SIZE_TYPE__ ver0_size);
 int dg_struct_copy_out(void *dst, __SIZE_TYPE__ dst_size, const void *src,

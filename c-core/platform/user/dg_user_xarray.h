@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The few xarray calls of the pin cache (xa_alloc() of an id, xa_load(),
- * xa_erase(), xa_for_each()), for the userspace build: a two-level table of pointers
- * indexed by id, lowest free id first (what an XA_FLAGS_ALLOC1 xarray
- * hands out). Stores and erases take a mutex of their own (the kernel's
- * xa_lock); xa_load() takes none, as the kernel's (RCU) does not: the
- * leaves are never moved or freed before xa_destroy(). Same names and
- * contracts as <linux/xarray.h>; not its data structure.
+ * The few xarray calls of the pin cache (xa_alloc() of an id, xa_load()
+ * and xas_load(), xa_erase(), xa_for_each()), for the userspace build: a
+ * two-level table of pointers indexed by id, lowest free id first (what
+ * an XA_FLAGS_ALLOC1 xarray hands out). Stores and erases take a mutex
+ * of their own (the kernel's xa_lock); xa_load() takes none, as the
+ * kernel's (RCU) does not: the leaves are never moved or freed before
+ * xa_destroy(). Same names and contracts as <linux/xarray.h>; not its
+ * data structure.
  */
 #ifndef _DMAGUARD_USER_XARRAY_H
 #define _DMAGUARD_USER_XARRAY_H
@@ -86,6 +87,25 @@ static inline void *xa_load(struct xarray *xa, unsigned long id)
 	void **slot = xa_slot(xa, id);
 
 	return slot ? __atomic_load_n(slot, __ATOMIC_ACQUIRE) : NULL;
+}
+
+/* xas_load() under the caller's RCU section; this table never retries. */
+struct xa_state {
+	struct xarray *xa;
+	unsigned long index;
+};
+
+#define XA_STATE(name, array, idx)					\
+	struct xa_state name = { .xa = (array), .index = (idx) }
+
+static inline void *xas_load(struct xa_state *xas)
+{
+	return xa_load(xas->xa, xas->index);
+}
+
+static inline bool xas_retry(struct xa_state *xas, const void *entry)
+{
+	return false;
 }
 
 static inline void *xa_erase(struct xarray *xa, unsigned long id)
