@@ -303,7 +303,7 @@ static bool entry_tryhold(struct dg_pin_entry *e)
  * when no handle was held (nothing changed); 0: the entry is stale and
  * this was its last handle, the caller owns its release.
  */
-static long entry_unhold(struct dg_pin_entry *e)
+static inline long entry_unhold(struct dg_pin_entry *e)
 {
 	long v = atomic_long_read(&e->hold);
 
