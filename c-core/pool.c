@@ -487,17 +487,21 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
 {
 	unsigned int live = 0, kept = 0;
 	struct dg_chunk *chunk, *next;
+	unsigned long flags;
 	struct dg_pcp *pcp;
 	int cpu;
 
 	/*
-	 * Nobody uses the pool: every CPU's cache, online or not, goes back
-	 * first, as chunks that empty queue a reclaim, which is cancelled
-	 * (and waited for) after.
+	 * Nobody uses the pool, but a reclaim queued by its last frees may be
+	 * draining these caches right now: every CPU's cache, online or not,
+	 * goes back under the pool lock, which every drain holds too. Chunks
+	 * that empty here queue a reclaim, cancelled (and waited for) after.
 	 */
 	dg_for_each_cpu(cpu) {
 		pcp = dg_percpu_ptr(pool->pcp, cpu);
+		spin_lock_irqsave(&pool->lock, flags);
 		dg_pcp_flush(pool, pcp, pcp->count);
+		spin_unlock_irqrestore(&pool->lock, flags);
 	}
 	dg_plat_fini(&pool->plat);
 	dg_percpu_free(pool->pcp);

@@ -9,10 +9,12 @@
 UNIT_SRCS	:= $(sort $(wildcard tests/unit/test_*.c))
 UNIT_OUT	:= $(BUILD)/unit
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(UNIT_OUT)/%)
-# The threads smokes, the lifetime races and the RCU shim once more under ThreadSanitizer, with the core sources
-# compiled into them (TSan and ASan do not mix in one library).
+# The threads smokes, the lifetime races and the RCU shim once more under
+# ThreadSanitizer, with the core sources compiled into them (TSan and ASan
+# do not mix in one library).
 UNIT_TSAN_BIN	:= $(UNIT_OUT)/test_pool_threads-tsan $(UNIT_OUT)/test_pin_threads-tsan \
-		   $(UNIT_OUT)/test_pin_lifetime-tsan $(UNIT_OUT)/test_rcu_shim-tsan
+		   $(UNIT_OUT)/test_pin_lifetime-tsan $(UNIT_OUT)/test_rcu_shim-tsan \
+		   $(UNIT_OUT)/test_pool_destroy_race-tsan
 UNIT_CORE_SRCS	:= $(CORE_SRCS)
 # core.mk (CORE_SRCS, the libraries) sorts before this file.
 UNIT_LIB	:= $(BUILD)/user/libdmaguard-core-san.a

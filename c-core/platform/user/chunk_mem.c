@@ -7,6 +7,7 @@
 #include <malloc.h>
 #include "dg_platform.h"
 #include "dg_user.h"
+#include "pool.h"
 
 unsigned long dg_user_ticks;
 bool dg_user_init_on_alloc = true;
@@ -281,4 +282,46 @@ void *dg_user_percpu_alloc(size_t size)
 void dg_user_percpu_free(void *p)
 {
 	dg_kfree(p);
+}
+
+static void *reclaim_thread(void *arg)
+{
+	struct dg_pool_plat *plat = arg;
+	struct dg_pool *pool = dg_pool_from_plat(plat);
+
+	while (__atomic_load_n(&plat->reclaim_run, __ATOMIC_ACQUIRE)) {
+		dg_pool_reclaim(pool, 0, 0);
+		__atomic_fetch_add(&plat->reclaim_passes, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+int dg_user_reclaim_start(struct dg_pool *pool)
+{
+	struct dg_pool_plat *plat = dg_pool_plat(pool);
+	int err;
+
+	if (plat->reclaim_started)
+		return 0;
+	plat->reclaim_run = 1;
+	err = pthread_create(&plat->reclaim_thread, NULL, reclaim_thread, plat);
+	if (!err)
+		plat->reclaim_started = true;
+	return err;
+}
+
+unsigned long dg_user_reclaim_passes(struct dg_pool *pool)
+{
+	return __atomic_load_n(&dg_pool_plat(pool)->reclaim_passes,
+			       __ATOMIC_ACQUIRE);
+}
+
+/* Destroy: the reclaim thread, if any, is stopped and waited for. */
+void dg_plat_fini(struct dg_pool_plat *plat)
+{
+	if (!plat->reclaim_started)
+		return;
+	__atomic_store_n(&plat->reclaim_run, 0, __ATOMIC_RELEASE);
+	pthread_join(plat->reclaim_thread, NULL);
+	plat->reclaim_started = false;
 }

@@ -198,17 +198,27 @@ void dg_on_each_cpu(void (*fn)(void *arg), void *arg);
 /*
  * Per-pool platform state: the kernel keeps its reclaim work and registry
  * link here; userspace counts the reclaim requests (tests call
- * dg_pool_reclaim() themselves).
+ * dg_pool_reclaim() themselves). A test may start the stand-in of the
+ * kernel's reclaim work (dg_user_reclaim_start()): a thread that reclaims
+ * until dg_plat_fini() stops it and waits for it, as
+ * cancel_delayed_work_sync() does.
  */
 struct dg_pool_plat {
 	struct list_head registry;
 	unsigned long reclaim_kicks;
+	pthread_t reclaim_thread;
+	bool reclaim_started;
+	int reclaim_run;		/* atomic: 0 asks the thread to stop */
+	unsigned long reclaim_passes;	/* atomic: reclaims it completed */
 };
 
 static inline void dg_plat_init(struct dg_pool_plat *plat)
 {
 	INIT_LIST_HEAD(&plat->registry);
 	plat->reclaim_kicks = 0;
+	plat->reclaim_started = false;
+	plat->reclaim_run = 0;
+	plat->reclaim_passes = 0;
 }
 
 static inline void dg_plat_reclaim_kick(struct dg_pool_plat *plat,
@@ -217,9 +227,7 @@ static inline void dg_plat_reclaim_kick(struct dg_pool_plat *plat,
 	plat->reclaim_kicks++;
 }
 
-static inline void dg_plat_fini(struct dg_pool_plat *plat)
-{
-}
+void dg_plat_fini(struct dg_pool_plat *plat);
 
 /* Reports are counted; printed only when DG_VERBOSE is set. */
 extern unsigned long dg_user_reports_first;

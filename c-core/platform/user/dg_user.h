@@ -35,6 +35,16 @@ struct dg_user_counters {
 
 extern struct dg_user_counters dg_user_count;
 
+struct dg_pool;
+/*
+ * Start the stand-in of @pool's reclaim work: a thread running
+ * dg_pool_reclaim(pool, 0, 0) over and over until dg_pool_destroy() stops
+ * it (dg_plat_fini()). Return: 0 or the pthread_create() error.
+ */
+int dg_user_reclaim_start(struct dg_pool *pool);
+/* How many reclaims that thread completed. */
+unsigned long dg_user_reclaim_passes(struct dg_pool *pool);
+
 /* Make the nth allocation from now (bookkeeping or chunk) fail; 0: none. */
 void dg_user_fail_nth_alloc(unsigned long nth);
 /* Whether the allocation set up by dg_user_fail_nth_alloc() came. */
