@@ -76,6 +76,7 @@ void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st);
 const char *dg_pool_name(const struct dg_pool *pool);
 unsigned int dg_pool_empty_chunks(struct dg_pool *pool);
 void dg_pool_drain(struct dg_pool *pool);
+void dg_pool_cpu_dead(struct dg_pool *pool, int cpu);
 struct dg_pool_plat *dg_pool_plat(struct dg_pool *pool);
 struct dg_pool *dg_pool_from_plat(struct dg_pool_plat *plat);
 

@@ -419,3 +419,25 @@ void dg_pool_drain(struct dg_pool *pool)
 		dg_on_each_cpu(pcp_drain, pool);
 }
 
+/**
+ * dg_pool_cpu_dead() - return the cache of a CPU that went offline
+ * @pool: the pool
+ * @cpu: the dead CPU
+ *
+ * Its cached blocks would otherwise keep their chunks from emptying until
+ * the CPU comes back, and a reclaim visits online CPUs only. Nothing runs
+ * on @cpu any more, so its cache lock is not needed; the pool lock orders
+ * this against a destroy's flush.
+ *
+ * Context: process context (the CPU hotplug dead callback).
+ */
+void dg_pool_cpu_dead(struct dg_pool *pool, int cpu)
+{
+	struct dg_pcp *pcp = dg_percpu_ptr(pool->pcp, cpu);
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	dg_pcp_flush(pool, pcp, pcp->count);
+	pcp->last = NULL;
+	spin_unlock_irqrestore(&pool->lock, flags);
+}

@@ -84,6 +84,7 @@ void dgt_atomic_hardirq(void);
 
 /* dmaguard_test_reclaim.c */
 void dgt_reclaim(void);
+void dgt_cpu_offline(void);
 void dgt_concurrency(void);
 void dgt_no_leak(long base);
 void dgt_destroy_live(void);

@@ -233,7 +233,7 @@ static const struct {
 };
 
 /* Every case but the geometry rows. */
-#define DGT_NR_OTHER		15
+#define DGT_NR_OTHER		16
 
 static int __init dgt_init(void)
 {
@@ -268,6 +268,7 @@ static int __init dgt_init(void)
 	dgt_misuse_not_applied(m);
 	dgt_misuse_second_pool(m);
 	dgt_reclaim();
+	dgt_cpu_offline();
 	dgt_concurrency();
 	dgt_no_leak(base);
 	dgt_destroy_live();

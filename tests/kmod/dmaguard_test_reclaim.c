@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dmaguard_test: reclaim of chunks that stay empty, two threads on one
- * pool (with reclaim racing them), the leak check, and destroy with live
- * blocks.
+ * dmaguard_test: reclaim of chunks that stay empty, a CPU going offline
+ * with blocks in its cache, two threads on one pool (with reclaim racing
+ * them), the leak check, and destroy with live blocks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/cpu.h>
+#include <linux/workqueue.h>
 #include <linux/kthread.h>
 #include <linux/delay.h>
 #include <linux/completion.h>
@@ -89,6 +91,77 @@ out:
 	kfree(b);
 	dmaguard_pool_destroy(pool);
 	dg_ktap_result(&dgt_ktap, ok, "reclaim_empty_chunks");
+}
+
+/* ---- case: a CPU going offline gives back what it caches ---- */
+
+#define DGT_OFF_BLOCKS	4	/* fewer than a cache holds: none flushed */
+
+struct cpu_off {
+	struct dmaguard_pool *pool;
+	struct blk b[DGT_OFF_BLOCKS];
+	unsigned int n;
+};
+
+/* On the CPU to be offlined: allocate, then free into its cache. */
+static long cpu_off_fill(void *arg)
+{
+	struct cpu_off *c = arg;
+
+	c->n = dgt_alloc_blocks(c->pool, c->b, DGT_OFF_BLOCKS);
+	dgt_free_blocks(c->pool, c->b, c->n);
+	return 0;
+}
+
+/**
+ * dgt_cpu_offline() - case: a dead CPU's cached blocks go back at once
+ *
+ * Blocks freed on a CPU stay in its cache; when that CPU goes offline
+ * they must return to their chunks (the hotplug dead callback), so the
+ * chunks empty and can be released without waiting for the CPU.
+ */
+void dgt_cpu_offline(void)
+{
+	struct dmaguard_pool_stats st0, st1;
+	struct cpu_off c = { };
+	unsigned int cpu, released;
+	bool ok = true;
+	int ret;
+
+	dgt_case_begin();
+	cpu = cpumask_next(0, cpu_online_mask);
+	if (cpu >= nr_cpu_ids) {
+		dg_ktap_skip(&dgt_ktap, "cpu_offline_returns_cache",
+			     "one CPU online");
+		return;
+	}
+	c.pool = dmaguard_pool_create("dgt_cpu_off", dgt_dev, 64, 64, 0);
+	EXPECT(ok, c.pool, "create failed");
+	if (!c.pool)
+		goto out;
+	work_on_cpu(cpu, cpu_off_fill, &c);
+	EXPECT(ok, c.n == DGT_OFF_BLOCKS, "%u of %u allocations on CPU %u",
+	       c.n, DGT_OFF_BLOCKS, cpu);
+	dgt_stats(c.pool, &st0);
+	EXPECT(ok, !st0.blocks_in_use && st0.chunks && !st0.chunks_empty,
+	       "before: %llu in use, %u chunks, %u empty (want 0, >0, 0: cached on CPU %u)",
+	       st0.blocks_in_use, st0.chunks, st0.chunks_empty, cpu);
+	ret = remove_cpu(cpu);
+	EXPECT(ok, !ret, "remove_cpu(%u): %d", cpu, ret);
+	dgt_stats(c.pool, &st1);
+	EXPECT(ok, st1.chunks_empty == st1.chunks,
+	       "CPU %u offline: %u of %u chunks empty (blocks stranded in its cache)",
+	       cpu, st1.chunks_empty, st1.chunks);
+	released = dg_pool_reclaim(dg_test_core(c.pool), 0, 0);
+	EXPECT(ok, released == st1.chunks, "reclaim released %u of %u chunks",
+	       released, st1.chunks);
+	if (!ret) {
+		ret = add_cpu(cpu);
+		EXPECT(ok, !ret, "add_cpu(%u): %d", cpu, ret);
+	}
+out:
+	dmaguard_pool_destroy(c.pool);
+	dg_ktap_result(&dgt_ktap, ok, "cpu_offline_returns_cache");
 }
 
 /* ---- case: two threads on one pool ---- */

@@ -4,8 +4,9 @@
  * is moved between with dg_user_set_cpu()): a freed block is reused first
  * on its CPU; a double free is caught wherever the first free left the
  * block (this CPU's cache, another CPU's, its chunk); reclaim and destroy
- * take back what every cache holds; a chunk that a reclaim freed is never
- * reached through a CPU's memory of its previous free (ASan would see it).
+ * take back what every cache holds, and so does a CPU going offline; a
+ * chunk that a reclaim freed is never reached through a CPU's memory of
+ * its previous free (ASan would see it).
  */
 #include "dg_test.h"
 
@@ -14,7 +15,7 @@ static const struct dgt_row rows[] = {
 	{ "64_64", 64, 64, 0 },
 	{ "68_32_b4096", 68, 32, 4096 },
 	{ "1024_1024", 1024, 1024, 0 },
-	{ "4096_4096", 4096, 4096, 0 },		/* no cache: 4 KiB blocks */
+	{ "4096_4096", 4096, 4096, 0 },
 };
 
 static void lifo_reuse(void **state)
@@ -161,17 +162,54 @@ static void reclaimed_last_chunk(void **state)
 	assert_int_equal(dg_pool_destroy(pool), 0);
 }
 
+/*
+ * A CPU goes offline with blocks in its cache: dg_pool_cpu_dead() (the
+ * hotplug dead callback's work) gives them back, so their chunk empties
+ * without waiting for the CPU to return; the CPU's memory of its last
+ * chunk goes too.
+ */
+static void dead_cpu_cache_returned(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	struct dgt_blk b[4];
+	u32 chunks;
+	size_t i;
+
+	assert_non_null(pool);
+	dg_user_set_cpu(5);
+	for (i = 0; i < 4; i++)
+		b[i] = dgt_alloc(pool, GFP_KERNEL, r->size, r->align,
+				 r->boundary);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+				 DG_FREE_OK);
+	dg_user_set_cpu(0);
+	assert_int_equal(dgt_stats(pool).blocks_in_use, 0);
+	chunks = dgt_stats(pool).chunks;
+	/* Every row caches up to 4 blocks: CPU 5 keeps them all. */
+	assert_int_equal(dgt_stats(pool).chunks_empty, 0);
+	dg_pool_cpu_dead(pool, 5);
+	assert_int_equal(dgt_stats(pool).chunks_empty, chunks);
+	/* Nothing is left there to return twice. */
+	dg_pool_cpu_dead(pool, 5);
+	assert_int_equal(dgt_stats(pool).chunks_empty, chunks);
+	assert_int_equal(dg_pool_reclaim(pool, 0, 0), chunks);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+}
+
 int main(void)
 {
 	static void (*const fns[])(void **) = {
 		lifo_reuse, double_free_across_cpus, reclaim_drains_every_cpu,
 		destroy_with_cached_blocks, reclaimed_last_chunk,
+		dead_cpu_cache_returned,
 	};
 	static const char *const names[] = {
 		"lifo_reuse", "double_free_across_cpus", "reclaim_drains",
-		"destroy_cached", "reclaimed_last_chunk",
+		"destroy_cached", "reclaimed_last_chunk", "dead_cpu",
 	};
 
-	return dgt_run_matrix("pool_pcp", fns, names, 5, rows,
+	return dgt_run_matrix("pool_pcp", fns, names, 6, rows,
 			      sizeof(rows) / sizeof(rows[0]));
 }

@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/cpuhotplug.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/stringify.h>
@@ -125,6 +126,25 @@ void dg_on_each_cpu(void (*fn)(void *arg), void *arg)
 	might_sleep();
 	for_each_online_cpu(cpu)
 		work_on_cpu_safe(cpu, dg_on_cpu_fn, &c);
+}
+
+/* The dynamic CPU hotplug state of dg_cpu_dead(), or a -errno. */
+static int dg_cpuhp_state;
+
+/*
+ * A CPU went offline: every pool gives back the blocks cached there, as
+ * the page allocator drains a dead CPU's lists. Runs on a control CPU
+ * after @cpu is dead.
+ */
+static int dg_cpu_dead(unsigned int cpu)
+{
+	struct dg_pool_plat *plat;
+
+	mutex_lock(&dg_pools_lock);
+	list_for_each_entry(plat, &dg_pools, registry)
+		dg_pool_cpu_dead(dg_pool_from_plat(plat), cpu);
+	mutex_unlock(&dg_pools_lock);
+	return 0;
 }
 
 void dg_registry_add(struct dg_pool *pool)
@@ -313,6 +333,15 @@ static int __init dg_init(void)
 		destroy_workqueue(dg_pin_wq);
 		return -ENOMEM;
 	}
+	/* The dead callback of the PREPARE section: after the CPU is gone. */
+	dg_cpuhp_state = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
+						   "dmaguard:dead", NULL,
+						   dg_cpu_dead);
+	if (dg_cpuhp_state < 0) {
+		dg_pin_shrinker_unregister();
+		destroy_workqueue(dg_pin_wq);
+		return dg_cpuhp_state;
+	}
 	dg_debugfs = debugfs_create_dir("dmaguard", NULL);
 	debugfs_create_file("pools", 0444, dg_debugfs, NULL, &dg_pools_fops);
 	debugfs_create_file("chunk_bytes", 0444, dg_debugfs, NULL,
@@ -331,6 +360,7 @@ static void __exit dg_exit(void)
 	WARN_ON(!list_empty(&dg_pools));
 	/* Each pin cache holds a module reference until it is freed. */
 	WARN_ON(!list_empty(&dg_pin_caches));
+	cpuhp_remove_state_nocalls(dg_cpuhp_state);
 	dg_pin_shrinker_unregister();
 	/* Waits for a reap still returning from the put that freed its cache. */
 	destroy_workqueue(dg_pin_wq);
