@@ -435,7 +435,7 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 	 * (an offline CPU has none in flight).
 	 */
 	if (released)
-		dg_on_each_cpu(dg_pcp_forget, pool);
+		dg_on_each_cpu(NULL, dg_pcp_forget, pool);
 	list_for_each_entry_safe(chunk, next, &victims, node)
 		chunk_destroy(pool, chunk);
 	if (released)

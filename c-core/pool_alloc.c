@@ -106,7 +106,8 @@ static void pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
 	if (i < n)	/* the chunks ran dry: close the gap */
 		memmove(&pcp->e[pcp->count], &pcp->e[pcp->count + n - i],
 			i * sizeof(pcp->e[0]));
-	pcp->count += i;
+	/* count: read without the locks by pcp_has_blocks() */
+	WRITE_ONCE(pcp->count, pcp->count + i);
 }
 
 /* Give the @n oldest blocks of @pcp back to their chunks. */
@@ -117,7 +118,7 @@ void dg_pcp_flush(struct dg_pool *pool, struct dg_pcp *pcp, u32 n)
 
 	for (i = 0; i < n; i++)
 		chunk_put(pool, pcp->e[i].chunk, pcp->e[i].idx);
-	pcp->count -= n;
+	WRITE_ONCE(pcp->count, pcp->count - n);
 	memmove(&pcp->e[0], &pcp->e[n], pcp->count * sizeof(pcp->e[0]));
 }
 
@@ -235,7 +236,8 @@ void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
 	pcp = dg_pcp_lock(pool->pcp, flags);
 	if (unlikely(!pcp->count))
 		return pool_alloc_refill(pool, pcp, gfp, dma, flags);
-	e = pcp->e[--pcp->count];
+	e = pcp->e[pcp->count - 1];
+	WRITE_ONCE(pcp->count, pcp->count - 1);
 	set_bit(e.idx, chunk_live(pool, e.chunk));
 	dg_pcp_unlock(pool->pcp, flags);
 	return block_hand_out(pool, e.chunk, e.idx, gfp, dma);
@@ -328,8 +330,9 @@ static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 		dg_plat_reclaim_kick(&pool->plat, ~0u);
 		spin_unlock(&pool->lock);
 	}
-	pcp->e[pcp->count++] = (struct dg_pcp_entry){ .chunk = chunk,
-						      .idx = idx };
+	pcp->e[pcp->count] = (struct dg_pcp_entry){ .chunk = chunk,
+						    .idx = idx };
+	WRITE_ONCE(pcp->count, pcp->count + 1);
 }
 
 /**
@@ -381,6 +384,18 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 	return DG_FREE_OK;
 }
 
+/*
+ * Whether @cpu caches blocks of the pool @arg: a racy look, so a drain
+ * disturbs only the CPUs that have something to give back. A block cached
+ * just after it waits for the next drain, as one freed after the drain.
+ */
+static bool pcp_has_blocks(int cpu, void *arg)
+{
+	struct dg_pool *pool = arg;
+
+	return READ_ONCE(dg_percpu_ptr(pool->pcp, cpu)->count);
+}
+
 /* Return this CPU's cached blocks to their chunks (dg_on_each_cpu()). */
 static void pcp_drain(void *arg)
 {
@@ -411,12 +426,13 @@ void dg_pcp_forget(void *arg)
  * dg_pool_drain() - return the CPUs' cached free blocks to their chunks
  * @pool: the pool
  *
- * Context: process context; may sleep (visits every online CPU).
+ * Context: process context; may sleep (visits every online CPU that
+ * caches blocks of @pool).
  */
 void dg_pool_drain(struct dg_pool *pool)
 {
 	if (pool->pcp_high)
-		dg_on_each_cpu(pcp_drain, pool);
+		dg_on_each_cpu(pcp_has_blocks, pcp_drain, pool);
 }
 
 /**

@@ -4,7 +4,8 @@
  * is moved between with dg_user_set_cpu()): a freed block is reused first
  * on its CPU; a double free is caught wherever the first free left the
  * block (this CPU's cache, another CPU's, its chunk); reclaim and destroy
- * take back what every cache holds, and so does a CPU going offline; a
+ * take back what every cache holds (visiting only the CPUs that cache
+ * blocks), and so does a CPU going offline; a
  * chunk that a reclaim freed is never reached through a CPU's memory of
  * its previous free (ASan would see it).
  */
@@ -198,18 +199,48 @@ static void dead_cpu_cache_returned(void **state)
 	assert_int_equal(dg_pool_destroy(pool), 0);
 }
 
+/* A drain visits only the CPUs that cache blocks of the pool. */
+static void drain_visits_only_busy_cpus(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	unsigned long visits;
+	struct dgt_blk b[2];
+	int i;
+
+	assert_non_null(pool);
+	for (i = 0; i < 2; i++) {
+		dg_user_set_cpu(2 + 3 * i);	/* CPUs 2 and 5 */
+		b[i] = dgt_alloc(pool, GFP_KERNEL, r->size, r->align,
+				 r->boundary);
+		assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+				 DG_FREE_OK);
+	}
+	dg_user_set_cpu(0);
+	visits = dg_user_cpu_visits;
+	dg_pool_drain(pool);
+	assert_int_equal(dg_user_cpu_visits - visits, 2);
+	/* Nothing cached now: nobody is disturbed. */
+	visits = dg_user_cpu_visits;
+	dg_pool_drain(pool);
+	assert_int_equal(dg_user_cpu_visits - visits, 0);
+	assert_int_equal(dgt_stats(pool).chunks_empty, dgt_stats(pool).chunks);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+}
+
 int main(void)
 {
 	static void (*const fns[])(void **) = {
 		lifo_reuse, double_free_across_cpus, reclaim_drains_every_cpu,
 		destroy_with_cached_blocks, reclaimed_last_chunk,
-		dead_cpu_cache_returned,
+		dead_cpu_cache_returned, drain_visits_only_busy_cpus,
 	};
 	static const char *const names[] = {
 		"lifo_reuse", "double_free_across_cpus", "reclaim_drains",
 		"destroy_cached", "reclaimed_last_chunk", "dead_cpu",
+		"drain_visits",
 	};
 
-	return dgt_run_matrix("pool_pcp", fns, names, 6, rows,
+	return dgt_run_matrix("pool_pcp", fns, names, 7, rows,
 			      sizeof(rows) / sizeof(rows[0]));
 }

@@ -100,10 +100,12 @@ struct dg_cpu_lock {
 	local_unlock_irqrestore(&(pcp)->cpu_lock.l, flags)
 
 /*
- * Run @fn(@arg) on every online CPU, in process context there (main.c);
- * for draining the CPUs' caches. May sleep.
+ * Run @fn(@arg) on every online CPU for which @cond(cpu, @arg) is true
+ * (every one for a NULL @cond), in process context there (main.c); for
+ * draining the CPUs' caches. May sleep.
  */
-void dg_on_each_cpu(void (*fn)(void *arg), void *arg);
+void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
+		    void *arg);
 
 /*
  * Per-pool platform state (main.c): the pool's link in the registry of

@@ -118,14 +118,16 @@ static long dg_on_cpu_fn(void *data)
 	return 0;
 }
 
-void dg_on_each_cpu(void (*fn)(void *arg), void *arg)
+void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
+		    void *arg)
 {
 	struct dg_on_cpu c = { .fn = fn, .arg = arg };
 	int cpu;
 
 	might_sleep();
 	for_each_online_cpu(cpu)
-		work_on_cpu_safe(cpu, dg_on_cpu_fn, &c);
+		if (!cond || cond(cpu, arg))
+			work_on_cpu_safe(cpu, dg_on_cpu_fn, &c);
 }
 
 /* The dynamic CPU hotplug state of dg_cpu_dead(), or a -errno. */

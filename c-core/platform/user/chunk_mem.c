@@ -16,6 +16,7 @@ bool dg_user_verbose;
 unsigned long dg_user_reports_first;
 unsigned long dg_user_reports_again;
 unsigned long dg_user_reports_err;
+unsigned long dg_user_cpu_visits;
 
 struct dg_user_counters dg_user_count;
 
@@ -263,11 +264,15 @@ void dg_user_set_cpu(int cpu)
 	this_cpu = cpu % DG_USER_CPUS;
 }
 
-void dg_on_each_cpu(void (*fn)(void *arg), void *arg)
+void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
+		    void *arg)
 {
 	int cpu, was = dg_user_this_cpu();
 
 	for (cpu = 0; cpu < DG_USER_CPUS; cpu++) {
+		if (cond && !cond(cpu, arg))
+			continue;
+		__atomic_fetch_add(&dg_user_cpu_visits, 1, __ATOMIC_RELAXED);
 		this_cpu = cpu;
 		fn(arg);
 	}

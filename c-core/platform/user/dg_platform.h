@@ -193,7 +193,8 @@ static inline void dg_user_cpu_unlock(struct dg_cpu_lock *cl)
 #define dg_pcp_unlock(pcp, flags) \
 	((void)(flags), dg_user_cpu_unlock(&(pcp)[dg_user_this_cpu()].cpu_lock))
 
-void dg_on_each_cpu(void (*fn)(void *arg), void *arg);
+void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
+		    void *arg);
 
 /*
  * Per-pool platform state: the kernel keeps its reclaim work and registry

@@ -35,6 +35,9 @@ struct dg_user_counters {
 
 extern struct dg_user_counters dg_user_count;
 
+/* CPUs dg_on_each_cpu() ran its function on, in all (atomic). */
+extern unsigned long dg_user_cpu_visits;
+
 struct dg_pool;
 /*
  * Start the stand-in of @pool's reclaim work: a thread running
