@@ -253,7 +253,8 @@ static size_t chunk_desc_size(const struct dg_pool *pool)
 	return sizeof(struct dg_chunk) + 2 * pool->map_words * sizeof(long);
 }
 
-static void chunk_destroy(struct dg_pool *pool, struct dg_chunk *chunk)
+/* Free a chunk out of service: its DMA memory, then its descriptor. */
+void dg_chunk_destroy(struct dg_pool *pool, struct dg_chunk *chunk)
 {
 	dg_chunk_mem_free(pool->dev, chunk_size(pool) + chunk->slack,
 			  chunk->blocks - chunk->phase,
@@ -273,7 +274,7 @@ void dg_chunk_drop(struct dg_pool *pool, struct dg_chunk *chunk, gfp_t gfp)
 	unsigned long flags;
 
 	if (dg_gfp_may_sleep(gfp)) {
-		chunk_destroy(pool, chunk);
+		dg_chunk_destroy(pool, chunk);
 		return;
 	}
 	spin_lock_irqsave(&pool->lock, flags);
@@ -350,7 +351,7 @@ struct dg_chunk_slot *dg_pool_rehash(struct dg_pool *pool,
 }
 
 /* After a reclaim: halve the chunk table while it is at most 1/8 full. */
-static void pool_shrink_table(struct dg_pool *pool)
+void dg_pool_shrink_table(struct dg_pool *pool)
 {
 	struct dg_chunk_slot *slots;
 	unsigned long flags;
@@ -377,73 +378,6 @@ static void pool_shrink_table(struct dg_pool *pool)
 }
 
 /**
- * dg_pool_reclaim() - give chunks that stayed empty back to the system
- * @pool: the pool
- * @min_age: ticks a chunk must have been empty
- * @keep: empty chunks to keep whatever their age
- *
- * The empty chunks form the tail of the partial list, oldest first; the
- * walk releases from the oldest on and keeps the @keep most recently
- * emptied. Chunks that atomic callers could not free go too.
- *
- * Context: process context (chunk memory is freed after the lock is
- * dropped, and freeing it may sleep).
- * Return: the number of chunks released (parked memory not counted: it
- * never was a chunk in service).
- */
-unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
-			     unsigned int keep)
-{
-	struct dg_chunk *chunk, *next;
-	unsigned int n, released = 0;
-	unsigned long flags, now;
-	LIST_HEAD(victims);
-
-	/* Cached blocks keep their chunks from emptying: return them. */
-	dg_pool_drain(pool);
-	spin_lock_irqsave(&pool->lock, flags);
-	list_splice_init(&pool->deferred, &victims);
-	pool->nr_parked = 0;
-	now = dg_now();
-	/* Step back from the tail to the oldest empty chunk... */
-	chunk = list_last_entry(&pool->partial, struct dg_chunk, node);
-	for (n = pool->nr_empty; n > 1; n--)
-		chunk = list_prev_entry(chunk, node);
-	/* ...and release forward, oldest first. */
-	for (n = pool->nr_empty; n > keep; n--, chunk = next) {
-		next = list_next_entry(chunk, node);
-		dg_assert(chunk_is_empty(pool, chunk));
-		if (now - chunk->empty_since < min_age)
-			break;
-		list_move(&chunk->node, &victims);
-		dg_table_remove(&pool->table, chunk);
-		pool->nr_chunks--;
-		pool->nr_empty--;
-		pool->chunks_released++;
-		pool->meta_bytes -= dg_ksize(chunk);
-		released++;
-	}
-	if (released)
-		WRITE_ONCE(pool->chunks_gen, pool->chunks_gen + 1);
-	dg_pool_check(pool);
-	spin_unlock_irqrestore(&pool->lock, flags);
-
-	/*
-	 * No CPU may still look at a victim through its cache's "last": the
-	 * new gen makes every later free ignore it, and visiting each CPU
-	 * under its cache lock waits out any free already past that check
-	 * (an offline CPU has none in flight).
-	 */
-	if (released)
-		dg_on_each_cpu(NULL, dg_pcp_forget, pool);
-	list_for_each_entry_safe(chunk, next, &victims, node)
-		chunk_destroy(pool, chunk);
-	if (released)
-		pool_shrink_table(pool);
-	return released;
-}
-
-/**
  * dg_pool_empty_chunks() - how many chunks are empty now
  * @pool: the pool
  *
@@ -454,69 +388,6 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 unsigned int dg_pool_empty_chunks(struct dg_pool *pool)
 {
 	return READ_ONCE(pool->nr_empty);
-}
-
-static void chunks_destroy(struct dg_pool *pool, struct list_head *list,
-			   unsigned int *live, unsigned int *kept)
-{
-	struct dg_chunk *chunk, *next;
-
-	list_for_each_entry_safe(chunk, next, list, node) {
-		if (chunk_is_empty(pool, chunk)) {
-			chunk_destroy(pool, chunk);
-			continue;
-		}
-		/* A late access must hit memory that never went back. */
-		*live += pool->blocks_per_chunk - chunk->nr_free;
-		(*kept)++;
-		dg_kfree(chunk);
-	}
-}
-
-/**
- * dg_pool_destroy() - free a pool and its chunks
- * @pool: the pool; nobody may use it concurrently
- *
- * Chunks with live blocks are reported and deliberately not freed, so a
- * late access hits memory that never went back to the system.
- *
- * Context: process context; may sleep.
- * Return: the number of blocks that were still allocated.
- */
-unsigned int dg_pool_destroy(struct dg_pool *pool)
-{
-	unsigned int live = 0, kept = 0;
-	struct dg_chunk *chunk, *next;
-	unsigned long flags;
-	struct dg_pcp *pcp;
-	int cpu;
-
-	/*
-	 * Nobody uses the pool, but a reclaim queued by its last frees may be
-	 * draining these caches right now: every CPU's cache, online or not,
-	 * goes back under the pool lock, which every drain holds too. Chunks
-	 * that empty here queue a reclaim, cancelled (and waited for) after.
-	 */
-	dg_for_each_cpu(cpu) {
-		pcp = dg_percpu_ptr(pool->pcp, cpu);
-		spin_lock_irqsave(&pool->lock, flags);
-		dg_pcp_flush(pool, pcp, pcp->count);
-		spin_unlock_irqrestore(&pool->lock, flags);
-	}
-	dg_plat_fini(&pool->plat);
-	dg_percpu_free(pool->pcp);
-	dg_pool_check(pool);
-	chunks_destroy(pool, &pool->partial, &live, &kept);
-	chunks_destroy(pool, &pool->full, &live, &kept);
-	list_for_each_entry_safe(chunk, next, &pool->deferred, node)
-		chunk_destroy(pool, chunk);
-	if (live)
-		dg_err(pool->dev, "pool %s: destroyed with %u blocks in use, %u chunks kept",
-		       pool->name, live, kept);
-	dg_kfree(pool->table.slots);
-	dg_kfree(pool->map_full);
-	dg_kfree(pool);
-	return live;
 }
 
 /**

@@ -125,11 +125,12 @@ static inline void dg_pool_check(struct dg_pool *pool)
 }
 #endif
 
+/* pool.c, for pool_alloc.c (which pool.c never calls) */
 struct dg_chunk *dg_chunk_create(struct dg_pool *pool, gfp_t gfp);
 void dg_chunk_drop(struct dg_pool *pool, struct dg_chunk *chunk, gfp_t gfp);
+void dg_chunk_destroy(struct dg_pool *pool, struct dg_chunk *chunk);
 struct dg_chunk_slot *dg_pool_rehash(struct dg_pool *pool,
 				     struct dg_chunk_slot *slots, u32 bits);
-void dg_pcp_flush(struct dg_pool *pool, struct dg_pcp *pcp, u32 n);
-void dg_pcp_forget(void *arg);
+void dg_pool_shrink_table(struct dg_pool *pool);
 
 #endif /* _DMAGUARD_CORE_POOL_INTERNAL_H */
