@@ -20,6 +20,7 @@
  *	      dmaguard_ns_per_pair=Y ratio=Y/X
  *	BENCH native geomean=G
  *	BENCH native-meta size=S ref_bytes_per_block=.. dmaguard_bytes_per_block=..
+ *	BENCH native-fixed size=S pcp_bytes_per_cpu=.. pcp_bytes_at_256_cpus=..
  *	BENCH native-reps size=S mode=M ratios=r1,r2,.. median_rep_ratio=R
  *   pool_bench -t THREADS[,THREADS..] [-r REPS] [-m MS]
  *	multi-thread mode (pool_bench_mt.c): every thread on one pool,
@@ -228,6 +229,10 @@ static double bench_row(const struct row *r, unsigned int reps,
 	printf("BENCH native-meta size=%zu ref_bytes_per_block=%.2f dmaguard_bytes_per_block=%.2f\n",
 	       r->size, (double)rmeta / rblocks,
 	       (double)st.meta_bytes / st.blocks_total);
+	/* The per-CPU caches: a fixed cost per pool and possible CPU. */
+	printf("BENCH native-fixed size=%zu pcp_bytes_per_cpu=%llu pcp_bytes_at_256_cpus=%llu\n",
+	       r->size, (unsigned long long)st.pcp_bytes / dg_nr_cpus(),
+	       (unsigned long long)st.pcp_bytes / dg_nr_cpus() * 256);
 	fflush(stdout);
 	ref_pool_destroy(rp);
 	if (dg_pool_destroy(dp)) {
