@@ -437,19 +437,11 @@ void dg_pool_drain(struct dg_pool *pool)
 		dg_on_each_cpu(pcp_has_blocks, pcp_drain, pool);
 }
 
-/**
- * dg_pool_cpu_dead() - return the cache of a CPU that went offline
- * @pool: the pool
- * @cpu: the dead CPU
- *
- * Its cached blocks would otherwise keep their chunks from emptying until
- * the CPU comes back, and a reclaim visits online CPUs only. Nothing runs
- * on @cpu any more, so its cache lock is not needed; the pool lock orders
- * this against a destroy's flush.
- *
- * Context: process context (the CPU hotplug dead callback).
+/*
+ * Return the whole cache of a CPU where nothing uses it (offline, or the
+ * pool is being destroyed), under the pool lock that every drain holds.
  */
-void dg_pool_cpu_dead(struct dg_pool *pool, int cpu)
+static void pcp_give_back(struct dg_pool *pool, int cpu)
 {
 	struct dg_pcp *pcp = dg_percpu_ptr(pool->pcp, cpu);
 	unsigned long flags;
@@ -458,6 +450,22 @@ void dg_pool_cpu_dead(struct dg_pool *pool, int cpu)
 	pcp_flush(pool, pcp, pcp->count);
 	pcp->last = NULL;
 	spin_unlock_irqrestore(&pool->lock, flags);
+}
+
+/**
+ * dg_pool_cpu_dead() - return the cache of a CPU that went offline
+ * @pool: the pool
+ * @cpu: the dead CPU
+ *
+ * Its cached blocks would otherwise keep their chunks from emptying until
+ * the CPU comes back, and a reclaim visits online CPUs only. Nothing runs
+ * on @cpu any more, so its cache lock is not needed.
+ *
+ * Context: process context (the CPU hotplug dead callback).
+ */
+void dg_pool_cpu_dead(struct dg_pool *pool, int cpu)
+{
+	pcp_give_back(pool, cpu);
 }
 
 /**
@@ -558,8 +566,6 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
 {
 	unsigned int live = 0, kept = 0;
 	struct dg_chunk *chunk, *next;
-	unsigned long flags;
-	struct dg_pcp *pcp;
 	int cpu;
 
 	/*
@@ -568,12 +574,8 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
 	 * goes back under the pool lock, which every drain holds too. Chunks
 	 * that empty here queue a reclaim, cancelled (and waited for) after.
 	 */
-	dg_for_each_cpu(cpu) {
-		pcp = dg_percpu_ptr(pool->pcp, cpu);
-		spin_lock_irqsave(&pool->lock, flags);
-		pcp_flush(pool, pcp, pcp->count);
-		spin_unlock_irqrestore(&pool->lock, flags);
-	}
+	dg_for_each_cpu(cpu)
+		pcp_give_back(pool, cpu);
 	dg_plat_fini(&pool->plat);
 	dg_percpu_free(pool->pcp);
 	dg_pool_check(pool);

@@ -5,9 +5,9 @@
  * on its CPU; a double free is caught wherever the first free left the
  * block (this CPU's cache, another CPU's, its chunk); reclaim and destroy
  * take back what every cache holds (visiting only the CPUs that cache
- * blocks), and so does a CPU going offline; a
- * chunk that a reclaim freed is never reached through a CPU's memory of
- * its previous free (ASan would see it).
+ * blocks), and so does a CPU going offline; a chunk that a reclaim freed
+ * is never reached through a CPU's memory of its previous free (ASan
+ * would see it).
  */
 #include "dg_test.h"
 
