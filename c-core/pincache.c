@@ -859,8 +859,7 @@ static long cookie_unhold(struct dg_pin_cache *c, u64 cookie,
 /**
  * dg_pin_put() - give back a handle from dg_pin_get()
  * @c: the cache
- * @h: the handle; its pages may not be used after this. Only its cookie
- *	is read (and cleared): the rest may be uninitialised
+ * @h: the handle; its pages may not be used after this
  *
  * The entry stays cached, unless it was invalidated or evicted while in
  * use: then the last put releases it (unmaps, unpins, uncharges). A

@@ -55,9 +55,6 @@ int dg_pin_handle_check(const struct dmaguard_pin *caller)
 {
 	if (!caller)
 		return -EINVAL;
-	/* Every get checks one: the struct of this header needs no more. */
-	if (likely(caller->sz == sizeof(*caller)))
-		return 0;
 	/* Read in place: nothing of it is kept. */
 	return dg_struct_check(caller, caller->sz, sizeof(*caller),
 			       DMAGUARD_PIN_SIZE_VER0);
@@ -71,28 +68,22 @@ int dg_pin_handle_check(const struct dmaguard_pin *caller)
 void dg_pin_handle_out(struct dmaguard_pin *caller,
 		       const struct dg_pin_handle *h)
 {
-	struct dmaguard_pin pin;
-	/* 64-bit kernels only (dmaguard's Kconfig world): a cookie fits. */
-	void *priv = (void *)(uintptr_t)h->cookie;
+	struct dmaguard_pin pin = {
+		.sz = caller->sz,
+		.offset = h->offset,
+		/* 64-bit kernels only (dmaguard's Kconfig world): a cookie fits. */
+		.priv = (void *)(uintptr_t)h->cookie,
+		.pages = (struct page **)h->pages,
+		.nr_pages = h->nr_pages,
+		.sgt = h->map,
+		.sgt_offset = h->map_offset,
+	};
 
-	/* Every get fills one: in place when the caller knows every field. */
+	/* Every get fills one: a plain store when the caller knows it all. */
 	if (likely(caller->sz >= sizeof(pin))) {
-		caller->offset = h->offset;
-		caller->priv = priv;
-		caller->pages = (struct page **)h->pages;
-		caller->nr_pages = h->nr_pages;
-		caller->sgt = h->map;
-		caller->sgt_offset = h->map_offset;
+		*caller = pin;
 		return;
 	}
-	memset(&pin, 0, sizeof(pin));
-	pin.sz = caller->sz;
-	pin.offset = h->offset;
-	pin.priv = priv;
-	pin.pages = (struct page **)h->pages;
-	pin.nr_pages = h->nr_pages;
-	pin.sgt = h->map;
-	pin.sgt_offset = h->map_offset;
 	dg_struct_copy_out(caller, caller->sz, &pin, sizeof(pin),
 			   DMAGUARD_PIN_SIZE_VER0);
 }

@@ -6,8 +6,18 @@
  */
 #include "dg_struct_size.h"
 
-/* True when bytes [from, to) of @p are all zero. */
-static int dg_tail_is_zero(const void *p, __SIZE_TYPE__ from, __SIZE_TYPE__ to)
+/**
+ * dg_struct_tail_is_zero() - whether a caller's struct has no unknown bytes
+ * @p: the caller's struct
+ * @from: first byte this module does not know
+ * @to: the caller's size
+ *
+ * The slow part of dg_struct_check(), for a struct larger than known.
+ *
+ * Return: 1 when bytes [@from, @to) of @p are all zero, else 0.
+ */
+int dg_struct_tail_is_zero(const void *p, __SIZE_TYPE__ from,
+			   __SIZE_TYPE__ to)
 {
 	const unsigned char *b = p;
 
@@ -15,33 +25,6 @@ static int dg_tail_is_zero(const void *p, __SIZE_TYPE__ from, __SIZE_TYPE__ to)
 		if (b[from])
 			return 0;
 	return 1;
-}
-
-/**
- * dg_struct_check() - whether a caller's struct of some size may be used
- * @p: the caller's struct
- * @size: its size as the caller says (its "sz" field)
- * @known: sizeof() the struct as this module knows it
- * @ver0_size: size of the first version of the struct
- *
- * The rule both copies below apply, for callers that read or fill the
- * struct in place: no smaller than the first version, and no byte this
- * module does not know may be set.
- *
- * Return: 0; -DG_SZ_EINVAL when @size is smaller than @ver0_size;
- * -DG_SZ_E2BIG when the unknown tail of @p is not zero, or @size is larger
- * than DG_SZ_MAX.
- */
-int dg_struct_check(const void *p, __SIZE_TYPE__ size, __SIZE_TYPE__ known,
-		    __SIZE_TYPE__ ver0_size)
-{
-	if (size < ver0_size)
-		return -DG_SZ_EINVAL;
-	if (size > DG_SZ_MAX)
-		return -DG_SZ_E2BIG;
-	if (size > known && !dg_tail_is_zero(p, known, size))
-		return -DG_SZ_E2BIG;
-	return 0;
 }
 
 /**

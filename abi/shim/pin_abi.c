@@ -89,9 +89,8 @@ DG_EXPORT(dmaguard_pin_get);
 
 void dmaguard_pin_put(struct dmaguard_pin_cache *c, struct dmaguard_pin *pin)
 {
-	struct dg_pin_handle h;	/* the core's put reads only the cookie */
+	struct dg_pin_handle h = { .cookie = dg_pin_handle_cookie(pin) };
 
-	h.cookie = dg_pin_handle_cookie(pin);
 	if (!c || !h.cookie)
 		return;
 	might_sleep();
