@@ -327,22 +327,23 @@ struct workqueue_struct *dg_pin_wq;
 
 static int __init dg_init(void)
 {
+	int ret;
+
 	/* Reaps give pinned memory back: they must run under memory pressure. */
 	dg_pin_wq = alloc_workqueue("dmaguard_pin", WQ_MEM_RECLAIM, 0);
 	if (!dg_pin_wq)
 		return -ENOMEM;
 	if (dg_pin_shrinker_register()) {
-		destroy_workqueue(dg_pin_wq);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_wq;
 	}
 	/* The dead callback of the PREPARE section: after the CPU is gone. */
 	dg_cpuhp_state = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
 						   "dmaguard:dead", NULL,
 						   dg_cpu_dead);
 	if (dg_cpuhp_state < 0) {
-		dg_pin_shrinker_unregister();
-		destroy_workqueue(dg_pin_wq);
-		return dg_cpuhp_state;
+		ret = dg_cpuhp_state;
+		goto err_shrinker;
 	}
 	dg_debugfs = debugfs_create_dir("dmaguard", NULL);
 	debugfs_create_file("pools", 0444, dg_debugfs, NULL, &dg_pools_fops);
@@ -353,6 +354,12 @@ static int __init dg_init(void)
 	pr_info("version %u.%u loaded\n", DMAGUARD_VERSION_MAJOR,
 		DMAGUARD_VERSION_MINOR);
 	return 0;
+
+err_shrinker:
+	dg_pin_shrinker_unregister();
+err_wq:
+	destroy_workqueue(dg_pin_wq);
+	return ret;
 }
 
 static void __exit dg_exit(void)
