@@ -193,15 +193,45 @@ vm_build() {
 	mkdir -p "$kb/tests/kmod"
 	cp -rs "$src/Kbuild" "$src/c-core" "$src/abi" "$kb/"
 	{ grep -v '^obj-m' "$top/tests/kmod/Kbuild"
-	  echo 'obj-m += dmaguard_bench.o'; } > "$kb/tests/kmod/Kbuild"
+	  echo 'obj-m += dmaguard_bench.o'
+	  echo 'obj-m += dmapool_test_kernel.o dmapool_test_dmaguard.o'
+	} > "$kb/tests/kmod/Kbuild"
 	ln -s "$top"/tests/kmod/dmaguard_bench*.c "$top"/tests/kmod/*.h \
 		"$kb/tests/kmod/"
+	mainline_sources "$kb/tests/kmod"
 	echo "  MODULES bench for $kver" >&2
 	make -s -C "/lib/modules/$kver/build" M="$kb" -j"$(nproc)" \
 		DMAGUARD_TEST_HOOKS=1 modules >"$kb/build.log" 2>&1 ||
 		{ cat "$kb/build.log" >&2; die "module build failed for $kver"; }
 	mkdir -p "$kb/ko"
-	cp "$kb/dmaguard.ko" "$kb/tests/kmod/dmaguard_bench.ko" "$kb/ko/"
+	cp "$kb/dmaguard.ko" "$kb"/tests/kmod/*.ko "$kb/ko/"
+}
+
+# Mainline's own timing test, mm/dmapool_test.c of the linux-source
+# tarball (make deps extracts it), into $1 twice: unchanged
+# (dmapool_test_kernel.c) and converted to dmaguard by the project's
+# semantic patch, nothing else edited (dmapool_test_dmaguard.c). 6.1 has
+# no such test: both kernels run 6.12's.
+mainline_sources() {
+	local t=$top/build/tools/linux/mm/dmapool_test.c dg=$1/dmapool_test_dmaguard.c
+	[ -f "$t" ] || die "$t missing: make deps extracts it"
+	cp "$t" "$1/dmapool_test_kernel.c"
+	cp "$t" "$dg"
+	spatch --very-quiet -D patch --in-place \
+		--sp-file "$top/semantic-patches/dma_pool-to-dmaguard.cocci" \
+		"$dg" > /dev/null || die "spatch could not convert $t"
+	! grep -q 'dma_pool_\(create\|alloc\|free\|destroy\)' "$dg" &&
+		grep -q 'DMAGUARD_IMPORT_NS' "$dg" ||
+		die "the conversion of $t is incomplete: $dg"
+}
+
+# The guest step that loads the two builds of mainline's test one after
+# the other, REPS times each, the order alternating, and prints each
+# load's lines ("dmapool test: size:... time:<us>") as BENCHVM lines.
+mainline_step() {
+	cat <<-'EOF'
+	test: mainline-dmapool-test: for r in $(seq 1 5); do o="kernel dmaguard"; [ $((r % 2)) = 1 ] || o="dmaguard kernel"; for m in $o; do n=$(dmesg | grep -c 'dmapool test:'); insmod $KO/dmapool_test_$m.ko || exit 1; rmmod dmapool_test_$m || exit 1; dmesg | grep 'dmapool test:' | tail -n +$((n + 1)) | sed "s/^.*dmapool test: /BENCHVM: mainline pool=$m rep=$r /"; done; done
+	EOF
 }
 
 # One boot: kernel $1, backend $2, $3 vCPUs, module run=$4. Writes
@@ -214,7 +244,14 @@ vm_boot() {
 	mkdir -p "$(dirname "$spec")"
 	{ sed -e "s|\(insmod \$KO/dmaguard\.ko\)|\1 ${BENCH_DG_ARGS:-}|" \
 	      -e "s|\(insmod \$KO/dmaguard_bench\.ko\)|\1 run=$what ${BENCH_ARGS:-}|" \
-		"$top/tests/vm/bench/pool.vmtest"
+		"$top/tests/vm/bench/pool.vmtest" |
+		if [ "$what" = all ]; then
+			# the one-CPU boots also run mainline's own test
+			awk -v step="$(mainline_step)" \
+				'/^run: rmmod dmaguard$/ { print step } { print }'
+		else
+			cat
+		fi
 	  echo "smp: $smp"
 	  echo "qemu: $(backend_qemu "$backend")"
 	  [ -z "$(backend_append "$backend")" ] ||
@@ -242,6 +279,59 @@ vm_boot() {
 	return $rc
 }
 
+# Mainline's test of one boot (the BENCHVM mainline lines of its log $3):
+# per row, the median of each pool's load times; the BENCH mainline lines
+# and a table with the targets of the pool v3 issue.
+mainline_report() {
+	sed -e 's/\r$//' -e '/^DMAGUARD-VM: dmesg begin/,$d' "$3" |
+		grep -a '^BENCHVM: mainline ' | tr ':' ' ' |
+	awk -v kver="$1" -v backend="$2" '
+	function median(s,   a, n, i, j, t) {
+		n = split(s, a, ",")
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	# BENCHVM  mainline pool=P rep=R size S align A blocks B time T
+	{
+		pool = substr($3, 6); row = $6 "/" $8
+		if (!(row in blocks)) { order[++n] = row; blocks[row] = $10 }
+		t[row, pool] = t[row, pool] (t[row, pool] == "" ? "" : ",") $12
+		nrep[row, pool]++
+	}
+	END {
+		if (!n) { print "bench: no output of mainline dmapool_test for " kver " " backend; exit 0 }
+		tgt = kver ~ /^6\.12\./
+		for (i = 1; i <= n; i++) {
+			row = order[i]
+			k[i] = median(t[row, "kernel"]); d[i] = median(t[row, "dmaguard"])
+			r[i] = d[i] / k[i]; logsum += log(r[i])
+			if (r[i] > 1.0005) over++
+			split(row, sa, "/")
+			printf "BENCH mainline kernel=%s backend=%s size=%s align=%s blocks=%s kernel_us=%s dmaguard_us=%s ratio=%.3f\n",
+			       kver, backend, sa[1], sa[2], blocks[row], k[i], d[i], r[i]
+		}
+		printf "\n%s, %s backend, 1 CPU: mainline mm/dmapool_test.c, unchanged (kernel) and converted by\n", kver, backend
+		printf "semantic-patches/dma_pool-to-dmaguard.cocci (dmaguard), loaded alternately in one boot\n"
+		printf "%10s %7s %9s %11s %6s %5s  %s\n", "size/align", "blocks", "kernel_us",
+		       "dmaguard_us", "ratio", "loads", "kernel / dmaguard load times (us)"
+		for (i = 1; i <= n; i++) {
+			row = order[i]
+			printf "%10s %7s %9s %11s %6.3f %5s  %s / %s\n", row, blocks[row], k[i], d[i], r[i],
+			       nrep[row, "kernel"] "+" nrep[row, "dmaguard"], t[row, "kernel"], t[row, "dmaguard"]
+		}
+		g = exp(logsum / n)
+		printf "%10s %7s %9s %11s %6.3f\n", "", "", "", "geomean", g
+		printf "targets (pool v3, mainline test, %s %s): every row <= 1.00: %s (%d over)",
+		       kver, backend, over ? "MISSED" : "met", over
+		if (tgt)
+			printf "; geomean <= 0.85: %s", g <= 0.8505 ? "met" : "MISSED"
+		printf "\n"
+	}'
+}
+
 # The single-CPU rows of one boot ($1: its .bench file), as before.
 vm_rows_report() {
 	local kver=$1 backend=$2 f=$3 log=${3%.bench}.log
@@ -256,7 +346,9 @@ vm_rows_report() {
 	vm_summary "$kver" "$backend" < "$f" | tail -n +2
 	echo "  tree: $tree"
 	grep '^BENCH \(reps\|pairs\)' "$f" | sed 's/^/  /'
-	grep -a '^BENCHVM' "$log" | sed -e 's/\r$//' -e 's/^/  /' | sort -u
+	grep -a '^BENCHVM' "$log" | grep -av '^BENCHVM: mainline ' |
+		sed -e 's/\r$//' -e 's/^/  /' | sort -u
+	mainline_report "$kver" "$backend" "$log"
 	echo
 }
 
@@ -338,7 +430,7 @@ vm_bench() {
 	cat "${files[@]}" > "$out/vm.bench" 2>/dev/null || true
 	mt_report "${boots%;}" < "$out/vm.bench" | tee "$out/vm-mt.txt"
 	echo "VM targets of issue 8, all in one place:"
-	grep -h '^targets (issue 8, \|^pool-mt targets' "$out/vm-rows.txt" \
+	grep -h '^targets (issue 8, \|^targets (pool v3\|^pool-mt targets' "$out/vm-rows.txt" \
 		"$out/vm-mt.txt" | sed 's/^/  /'
 	[ "$rc" = 0 ] || echo "  (some boots were not clean: rows or lines above are missing)"
 	echo

@@ -18,6 +18,8 @@
 #                              rbtree and interval_tree_generic.h)
 #                              under the core's userspace build, as
 #                              tools/testing/radix-tree uses them
+#   mm/dmapool_test.c          mainline's dma_pool timing test, which
+#                              `make bench` runs beside its conversion
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -87,6 +89,7 @@ extract_tools() {
 		tools/testing/kunit scripts/checkpatch.pl scripts/spelling.txt
 		scripts/const_structs.checkpatch tools/include tools/arch/x86/include
 		tools/lib/find_bit.c tools/lib/rbtree.c
+		mm/dmapool_test.c	# mainline's timing test (make bench)
 	)
 	want="$tarball $(stat -c %Y "$tarball") ${paths[*]}"
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
@@ -97,7 +100,7 @@ extract_tools() {
 	flock 9
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
 	top_dir=$(basename "$tarball" .tar.xz)	# linux-source-6.12
-	echo "deps: extracting kunit.py, checkpatch.pl and tools/include from $tarball (about 20 s)"
+	echo "deps: extracting kunit.py, checkpatch.pl, tools/include and mm/dmapool_test.c from $tarball (about 20 s)"
 	rm -rf "$dest"
 	mkdir -p "$dest"
 	tar -xJf "$tarball" -C "$dest" --strip-components=1 \
