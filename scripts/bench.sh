@@ -220,9 +220,10 @@ mainline_sources() {
 	spatch --very-quiet -D patch --in-place \
 		--sp-file "$top/semantic-patches/dma_pool-to-dmaguard.cocci" \
 		"$dg" > /dev/null || die "spatch could not convert $t"
-	! grep -q 'dma_pool_\(create\|alloc\|free\|destroy\)' "$dg" &&
-		grep -q 'DMAGUARD_IMPORT_NS' "$dg" ||
+	if grep -q 'dma_pool_\(create\|alloc\|free\|destroy\)' "$dg" ||
+	   ! grep -q 'DMAGUARD_IMPORT_NS' "$dg"; then
 		die "the conversion of $t is incomplete: $dg"
+	fi
 }
 
 # The guest step that loads the two builds of mainline's test one after
