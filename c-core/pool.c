@@ -39,10 +39,11 @@
  * a larger allocation that contains an aligned window (chunk_create()).
  *
  * Per-CPU caches: a freed block goes to its CPU's cache, and an
- * allocation takes from it, without the pool lock; the cache refills from
- * and flushes to the chunks a batch at a time under the pool lock. A
- * block's "live" bit, flipped atomically, is what tells a free of a live
- * block from a double free wherever the block was cached.
+ * allocation takes from it, without the pool lock; the cache takes from
+ * and gives back to the chunks a bitmap word at a time under the pool
+ * lock (pool_internal.h, struct dg_pcp_run). A block's "live" bit,
+ * flipped atomically, is what tells a free of a live block from a double
+ * free wherever the block was cached.
  *
  * Locking: a CPU's cache is guarded by its dg_cpu_lock (a local_lock_t:
  * interrupts off, pools are used from hard interrupt handlers); pool->lock
@@ -233,12 +234,11 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	}
 	dg_for_each_cpu(cpu)
 		dg_cpu_lock_init(&dg_percpu_ptr(pool->pcp, cpu)->cpu_lock);
-	/* Caches only where a batch is worth it: blocks up to 4 KiB. */
-	pool->pcp_high = min_t(unsigned long, DG_PCP_MAX,
+	/* Caches only where a run of blocks is worth it: up to 4 KiB. */
+	pool->pcp_high = min_t(unsigned long, BITS_PER_LONG,
 			       DG_PCP_BYTES / pool->stride);
 	if (pool->pcp_high < 4)
 		pool->pcp_high = 0;
-	pool->pcp_batch = pool->pcp_high / 2;
 	pool->table.bits = ilog2(DG_TABLE_MIN_SLOTS);
 	pool->table.shift = pool->chunk_shift;
 	pool_fill_map_full(pool);
@@ -400,6 +400,7 @@ unsigned int dg_pool_empty_chunks(struct dg_pool *pool)
  */
 void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 {
+	struct dg_pcp *pcp;
 	unsigned long flags;
 	int cpu;
 	u32 i;
@@ -414,9 +415,11 @@ void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 	st->blocks_total = (u64)pool->nr_chunks * pool->blocks_per_chunk;
 	st->blocks_in_use = pool->in_use;
 	/* Cached blocks are free; the caches change under their own locks. */
-	dg_for_each_cpu(cpu)
-		st->blocks_in_use -= READ_ONCE(dg_percpu_ptr(pool->pcp,
-							     cpu)->count);
+	dg_for_each_cpu(cpu) {
+		pcp = dg_percpu_ptr(pool->pcp, cpu);
+		st->blocks_in_use -= READ_ONCE(pcp->alloc.nr) +
+				     READ_ONCE(pcp->freed.nr);
+	}
 	st->chunks = pool->nr_chunks;
 	st->chunks_empty = pool->nr_empty;
 	st->chunks_parked = pool->nr_parked;

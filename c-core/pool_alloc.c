@@ -25,46 +25,61 @@ static __always_inline unsigned long block_offset(const struct dg_pool *pool,
 	       (unsigned long)(idx & pool->slot_mask) * pool->stride;
 }
 
-/* Take the lowest free block of @chunk; returns its bit number. */
-static __always_inline u32 chunk_take(struct dg_pool *pool,
-				      struct dg_chunk *chunk)
+/*
+ * Take up to @max free blocks of the first word of @chunk that has any,
+ * lowest first. Return: their bits; *@word: the word, *@nr: how many.
+ */
+static unsigned long chunk_take(struct dg_pool *pool, struct dg_chunk *chunk,
+				u32 max, u32 *word, u32 *nr)
 	__must_hold(&pool->lock)
 {
-	unsigned long word = chunk->map[chunk->hint];
-	u32 idx = chunk->hint * BITS_PER_LONG + __ffs(word);
+	u32 w = chunk->hint, n;
+	unsigned long left = chunk->map[w], take = left;
 
-	dg_assert(word);
-	__clear_bit(idx, chunk->map);
+	dg_assert(left);
+	n = dg_hweight_long(left);
+	if (n > max) {
+		for (take = 0, n = 0; n < max; n++) {
+			take |= left & -left;
+			left &= left - 1;
+		}
+	} else {
+		left = 0;
+	}
+	chunk->map[w] = left;
 	if (unlikely(chunk_is_empty(pool, chunk)))
 		pool->nr_empty--;
-	pool->in_use++;
-	if (!--chunk->nr_free) {
+	pool->in_use += n;
+	chunk->nr_free -= n;
+	if (!chunk->nr_free) {
 		list_move(&chunk->node, &pool->full);
 		chunk->hint = 0;
-	} else if (!(word & (word - 1))) {
-		/* That was the word's last free block. */
+	} else if (!left) {
 		chunk->hint = find_next_bit(chunk->map, pool->map_bits,
-					    idx + 1) / BITS_PER_LONG;
+					    (w + 1) * BITS_PER_LONG) /
+			      BITS_PER_LONG;
 	}
-	return idx;
+	*word = w;
+	*nr = n;
+	return take;
 }
 
 /*
- * Give a block back to its chunk: a chunk that was full rejoins the
- * partial list at the head, one that empties moves to the tail, where
- * reclaim finds it.
+ * Give @nr free blocks (@bits of word @w) back to @chunk: a chunk that
+ * was full rejoins the partial list at the head, one that empties moves
+ * to the tail, where reclaim finds it.
  */
-static void chunk_put(struct dg_pool *pool, struct dg_chunk *chunk, u32 idx)
+static void chunk_give(struct dg_pool *pool, struct dg_chunk *chunk, u32 w,
+		       unsigned long bits, u32 nr)
 	__must_hold(&pool->lock)
 {
-	u32 w = idx / BITS_PER_LONG;
-
-	__set_bit(idx, chunk->map);
+	chunk->map[w] |= bits;
 	if (w < chunk->hint || !chunk->nr_free)
 		chunk->hint = w;
-	pool->in_use--;
-	if (!chunk->nr_free++)
+	pool->in_use -= nr;
+	if (!chunk->nr_free)
 		list_move(&chunk->node, &pool->partial);
+	chunk->nr_free += nr;
 	if (unlikely(chunk_is_empty(pool, chunk))) {
 		chunk->empty_since = dg_now();
 		list_move_tail(&chunk->node, &pool->partial);
@@ -88,40 +103,62 @@ static __always_inline void __dma *block_hand_out(struct dg_pool *pool,
 	return mem;
 }
 
-/*
- * Refill @pcp with up to a batch of blocks from the partial chunks, so
- * that they come out in ascending order (fresh chunks hand out blocks
- * in address order, as mainline's do).
- */
-static void pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
+/* Give a run's blocks back to their chunk. */
+static void run_flush(struct dg_pool *pool, struct dg_pcp_run *run)
 	__must_hold(&pool->lock)
 {
-	u32 n = min(pool->pcp_batch, pool->pcp_high - pcp->count), i;
-	struct dg_chunk *chunk;
-
-	for (i = 0; i < n && !list_empty(&pool->partial); i++) {
-		chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
-		pcp->e[pcp->count + n - 1 - i] = (struct dg_pcp_entry){
-			.chunk = chunk, .idx = chunk_take(pool, chunk),
-		};
-	}
-	if (i < n)	/* the chunks ran dry: close the gap */
-		memmove(&pcp->e[pcp->count], &pcp->e[pcp->count + n - i],
-			i * sizeof(pcp->e[0]));
-	/* count: read without the locks by pcp_has_blocks() */
-	WRITE_ONCE(pcp->count, pcp->count + i);
+	if (!run->nr)
+		return;
+	chunk_give(pool, run->chunk, run->word, run->bits, run->nr);
+	run->bits = 0;
+	/* nr: read without the locks by pcp_has_blocks() and the stats */
+	WRITE_ONCE(run->nr, 0);
 }
 
-/* Give the @n oldest blocks of @pcp back to their chunks. */
-static void pcp_flush(struct dg_pool *pool, struct dg_pcp *pcp, u32 n)
+/* Give every block of @pcp back to its chunk. */
+static void pcp_flush(struct dg_pool *pool, struct dg_pcp *pcp)
 	__must_hold(&pool->lock)
 {
-	u32 i;
+	run_flush(pool, &pcp->alloc);
+	run_flush(pool, &pcp->freed);
+}
 
-	for (i = 0; i < n; i++)
-		chunk_put(pool, pcp->e[i].chunk, pcp->e[i].idx);
-	WRITE_ONCE(pcp->count, pcp->count - n);
-	memmove(&pcp->e[0], &pcp->e[n], pcp->count * sizeof(pcp->e[0]));
+/*
+ * The alloc run of @pcp is empty: give it the blocks freed on this CPU,
+ * or else a word of free blocks of the first partial chunk. Return:
+ * false when no chunk has a free block.
+ */
+static noinline bool pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
+{
+	struct dg_pcp_run *run = &pcp->alloc;
+	struct dg_chunk *chunk;
+	unsigned long bits;
+	u32 w, nr;
+
+	if (pcp->freed.nr) {
+		run->chunk = pcp->freed.chunk;
+		run->bits = pcp->freed.bits;
+		run->word = pcp->freed.word;
+		run->gen = pcp->freed.gen;
+		WRITE_ONCE(run->nr, pcp->freed.nr);
+		pcp->freed.bits = 0;
+		WRITE_ONCE(pcp->freed.nr, 0);
+		return true;
+	}
+	spin_lock(&pool->lock);
+	if (unlikely(list_empty(&pool->partial))) {
+		spin_unlock(&pool->lock);
+		return false;
+	}
+	chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
+	bits = chunk_take(pool, chunk, max(pool->pcp_high, 1u), &w, &nr);
+	spin_unlock(&pool->lock);
+	run->chunk = chunk;
+	run->bits = bits;
+	run->word = w;
+	run->gen = READ_ONCE(pool->chunks_gen);
+	WRITE_ONCE(run->nr, nr);
+	return true;
 }
 
 /* Room for one more chunk in the table, growing it outside the lock. */
@@ -168,7 +205,7 @@ static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
 {
 	struct dg_chunk *chunk;
 	unsigned long flags;
-	u32 idx;
+	u32 idx, w, nr;
 
 	chunk = dg_chunk_create(pool, gfp);
 	if (!chunk)
@@ -189,34 +226,11 @@ static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
 	pool->nr_empty++;
 	pool->chunks_allocated++;
 	pool->meta_bytes += dg_ksize(chunk);
-	idx = chunk_take(pool, chunk);
+	idx = __ffs(chunk_take(pool, chunk, 1, &w, &nr));
+	idx += w * BITS_PER_LONG;
 	set_bit(idx, chunk_live(pool, chunk));
 	dg_pool_check(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	return block_hand_out(pool, chunk, idx, gfp, dma);
-}
-
-/* This CPU's cache is empty: a block for the caller, a batch for later. */
-static noinline void __dma *pool_alloc_refill(struct dg_pool *pool,
-					      struct dg_pcp *pcp, gfp_t gfp,
-					      dma_addr_t *dma,
-					      unsigned long flags)
-{
-	struct dg_chunk *chunk;
-	u32 idx;
-
-	spin_lock(&pool->lock);
-	if (unlikely(list_empty(&pool->partial))) {
-		spin_unlock(&pool->lock);
-		dg_pcp_unlock(pool->pcp, flags);
-		return pool_grow(pool, gfp, dma);
-	}
-	chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
-	idx = chunk_take(pool, chunk);
-	set_bit(idx, chunk_live(pool, chunk));
-	pcp_refill(pool, pcp);
-	spin_unlock(&pool->lock);
-	dg_pcp_unlock(pool->pcp, flags);
 	return block_hand_out(pool, chunk, idx, gfp, dma);
 }
 
@@ -230,19 +244,26 @@ static noinline void __dma *pool_alloc_refill(struct dg_pool *pool,
  */
 void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
 {
-	struct dg_pcp_entry e;
+	struct dg_pcp_run *run;
+	struct dg_chunk *chunk;
 	struct dg_pcp *pcp;
 	unsigned long flags;
+	u32 idx;
 
 	might_alloc(gfp);
 	pcp = dg_pcp_lock(pool->pcp, flags);
-	if (unlikely(!pcp->count))
-		return pool_alloc_refill(pool, pcp, gfp, dma, flags);
-	e = pcp->e[pcp->count - 1];
-	WRITE_ONCE(pcp->count, pcp->count - 1);
-	set_bit(e.idx, chunk_live(pool, e.chunk));
+	run = &pcp->alloc;
+	if (unlikely(!run->bits) && !pcp_refill(pool, pcp)) {
+		dg_pcp_unlock(pool->pcp, flags);
+		return pool_grow(pool, gfp, dma);
+	}
+	chunk = run->chunk;
+	idx = run->word * BITS_PER_LONG + __ffs(run->bits);
+	run->bits &= run->bits - 1;
+	WRITE_ONCE(run->nr, run->nr - 1);
+	set_bit(idx, chunk_live(pool, chunk));
 	dg_pcp_unlock(pool->pcp, flags);
-	return block_hand_out(pool, e.chunk, e.idx, gfp, dma);
+	return block_hand_out(pool, chunk, idx, gfp, dma);
 }
 
 /*
@@ -294,47 +315,86 @@ static noinline __cold enum dg_bad_free pool_bad_free(struct dg_pool *pool,
 	return bad;
 }
 
-/* A free outside this CPU's previous chunk: find it in the table. */
+/* Whether the chunk of @run may be looked at, and holds @addr. */
+static __always_inline bool run_holds(struct dg_pool *pool,
+				      const struct dg_pcp_run *run,
+				      unsigned long addr)
+{
+	return run->chunk &&
+	       (run->bits || run->gen == READ_ONCE(pool->chunks_gen)) &&
+	       addr - dg_dma_addr(run->chunk->blocks) < chunk_size(pool);
+}
+
+/* A free in a chunk that no run of this CPU knows: find it in the table. */
 static noinline struct dg_chunk *pool_find_chunk(struct dg_pool *pool,
-						 struct dg_pcp *pcp,
 						 unsigned long addr)
 {
 	struct dg_chunk *chunk;
 
 	spin_lock(&pool->lock);
 	chunk = dg_table_find(&pool->table, addr);
-	if (chunk) {
-		pcp->last = chunk;
-		pcp->last_gen = pool->chunks_gen;
-	}
 	spin_unlock(&pool->lock);
 	return chunk;
 }
 
-/* Cache a freed block, flushing the oldest batch when the cache is full. */
+/* The chunk of a freed block: most frees land in one a run knows. */
+static __always_inline struct dg_chunk *pcp_find_chunk(struct dg_pool *pool,
+						       struct dg_pcp *pcp,
+						       unsigned long addr)
+{
+	if (likely(run_holds(pool, &pcp->alloc, addr)))
+		return pcp->alloc.chunk;
+	if (run_holds(pool, &pcp->freed, addr))
+		return pcp->freed.chunk;
+	return pool_find_chunk(pool, addr);
+}
+
+/* Whether @run may take a free block of word @w of @chunk. */
+static __always_inline bool run_takes(const struct dg_pcp_run *run,
+				      struct dg_chunk *chunk, u32 w, u32 high)
+{
+	return !run->bits ||
+	       (run->chunk == chunk && run->word == w && run->nr < high);
+}
+
+/*
+ * Cache a freed block in a run of this CPU: the alloc run if it is of
+ * the block's word, else the freed run, given back to its chunk first
+ * when it is of another word.
+ */
 static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 		    struct dg_chunk *chunk, u32 idx)
 {
-	if (unlikely(!pool->pcp_high)) {	/* no caches: to the chunk */
+	u32 w = idx / BITS_PER_LONG, high = pool->pcp_high;
+	struct dg_pcp_run *run = &pcp->alloc;
+
+	if (unlikely(!high)) {	/* no caches: to the chunk */
 		spin_lock(&pool->lock);
-		chunk_put(pool, chunk, idx);
+		chunk_give(pool, chunk, w, BIT(idx % BITS_PER_LONG), 1);
 		spin_unlock(&pool->lock);
 		return;
 	}
-	if (unlikely(pcp->count == pool->pcp_high)) {
-		spin_lock(&pool->lock);
-		pcp_flush(pool, pcp, pool->pcp_batch);
-		/*
-		 * Cached blocks can keep every chunk from emptying: a pool
-		 * that frees comes back for a reclaim, which drains the
-		 * caches, at most once a reclaim period.
-		 */
-		dg_plat_reclaim_kick(&pool->plat, ~0u);
-		spin_unlock(&pool->lock);
+	if (!run_takes(run, chunk, w, high)) {
+		run = &pcp->freed;
+		if (!run_takes(run, chunk, w, high)) {
+			spin_lock(&pool->lock);
+			run_flush(pool, run);
+			/*
+			 * Cached blocks can keep every chunk from emptying: a
+			 * pool that frees comes back for a reclaim, which
+			 * drains the caches, at most once a reclaim period.
+			 */
+			dg_plat_reclaim_kick(&pool->plat, ~0u);
+			spin_unlock(&pool->lock);
+		}
 	}
-	pcp->e[pcp->count] = (struct dg_pcp_entry){ .chunk = chunk,
-						    .idx = idx };
-	WRITE_ONCE(pcp->count, pcp->count + 1);
+	if (!run->bits) {
+		run->chunk = chunk;
+		run->word = w;
+		run->gen = READ_ONCE(pool->chunks_gen);
+	}
+	run->bits |= BIT(idx % BITS_PER_LONG);
+	WRITE_ONCE(run->nr, run->nr + 1);
 }
 
 /**
@@ -358,15 +418,9 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 	u32 idx = 0;
 
 	pcp = dg_pcp_lock(pool->pcp, flags);
-	/* Most frees land in the chunk of this CPU's previous one. */
-	chunk = pcp->last;
-	if (unlikely(!chunk || pcp->last_gen != READ_ONCE(pool->chunks_gen) ||
-		     addr - dg_dma_addr(chunk->blocks) >= chunk_size(pool))) {
-		chunk = pool_find_chunk(pool, pcp, addr);
-		if (!chunk)
-			return pool_bad_free(pool, DG_BAD_FOREIGN, vaddr, dma,
-					     flags);
-	}
+	chunk = pcp_find_chunk(pool, pcp, addr);
+	if (unlikely(!chunk))
+		return pool_bad_free(pool, DG_BAD_FOREIGN, vaddr, dma, flags);
 	off = addr - dg_dma_addr(chunk->blocks);
 	bad = free_decode(pool, chunk, off, dma, &idx);
 	/* The one decision a racing double free cannot slip past. */
@@ -395,7 +449,9 @@ static bool pcp_has_blocks(int cpu, void *arg)
 {
 	struct dg_pool *pool = arg;
 
-	return READ_ONCE(dg_percpu_ptr(pool->pcp, cpu)->count);
+	struct dg_pcp *pcp = dg_percpu_ptr(pool->pcp, cpu);
+
+	return READ_ONCE(pcp->alloc.nr) || READ_ONCE(pcp->freed.nr);
 }
 
 /* Return this CPU's cached blocks to their chunks (dg_on_each_cpu()). */
@@ -407,20 +463,21 @@ static void pcp_drain(void *arg)
 
 	pcp = dg_pcp_lock(pool->pcp, flags);
 	spin_lock(&pool->lock);
-	pcp_flush(pool, pcp, pcp->count);
+	pcp_flush(pool, pcp);
 	spin_unlock(&pool->lock);
 	dg_pcp_unlock(pool->pcp, flags);
 }
 
-/* Drop this CPU's "last" chunk (dg_on_each_cpu()). */
-static void pcp_forget(void *arg)
+/*
+ * Nothing (dg_on_each_cpu()): taking this CPU's cache lock waits out a
+ * free that looked at a run's chunk before the chunks_gen moved on.
+ */
+static void pcp_quiesce(void *arg)
 {
 	struct dg_pool *pool = arg;
-	struct dg_pcp *pcp;
 	unsigned long flags;
 
-	pcp = dg_pcp_lock(pool->pcp, flags);
-	pcp->last = NULL;
+	dg_pcp_lock(pool->pcp, flags);
 	dg_pcp_unlock(pool->pcp, flags);
 }
 
@@ -447,8 +504,7 @@ static void pcp_give_back(struct dg_pool *pool, int cpu)
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool->lock, flags);
-	pcp_flush(pool, pcp, pcp->count);
-	pcp->last = NULL;
+	pcp_flush(pool, pcp);
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
@@ -521,13 +577,13 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 	spin_unlock_irqrestore(&pool->lock, flags);
 
 	/*
-	 * No CPU may still look at a victim through its cache's "last": the
-	 * new gen makes every later free ignore it, and visiting each CPU
-	 * under its cache lock waits out any free already past that check
-	 * (an offline CPU has none in flight).
+	 * No CPU may still look at a victim through one of its runs: the new
+	 * gen makes every later free ignore a run's chunk when the run is
+	 * empty, and visiting each CPU under its cache lock waits out any
+	 * free already past that check (an offline CPU has none in flight).
 	 */
 	if (released)
-		dg_on_each_cpu(NULL, pcp_forget, pool);
+		dg_on_each_cpu(NULL, pcp_quiesce, pool);
 	list_for_each_entry_safe(chunk, next, &victims, node)
 		dg_chunk_destroy(pool, chunk);
 	if (released)

@@ -29,30 +29,35 @@
 #define DG_RECIP_SHIFT		42
 
 /*
- * Per-CPU caches of free blocks: at most DG_PCP_MAX blocks and
- * DG_PCP_BYTES of them a CPU, moved to and from the chunks in batches of
- * half that, so that a CPU takes the pool lock once per batch.
+ * Per-CPU caches of free blocks, in runs: a run is free blocks of one
+ * bitmap word of one chunk, taken out of the chunk (their bits are clear
+ * there) and owned by one CPU. A CPU has two: allocation hands out the
+ * lowest block of its alloc run; a free goes to the alloc run when it is
+ * of that run's word, else to the freed run, which goes back to its chunk
+ * when a free of yet another word comes. An empty alloc run takes the
+ * freed run, or a word of the first partial chunk under the pool lock:
+ * in-order patterns take the pool lock once per word of blocks each way.
+ * A run holds at most DG_PCP_BYTES of blocks.
  */
-#define DG_PCP_MAX		32
 #define DG_PCP_BYTES		(16 * 1024ul)
 
-/* A free block in a CPU's cache. */
-struct dg_pcp_entry {
+/*
+ * @chunk may be looked at while @bits is not 0 (those blocks keep it in
+ * service) or while @gen is the pool's chunks_gen (a reclaim that frees
+ * chunks moves it on): so frees find their chunk without the table.
+ */
+struct dg_pcp_run {
 	struct dg_chunk *chunk;
-	u32 idx;
+	unsigned long bits;	/* the run's blocks in word @word */
+	u16 word;
+	u16 nr;			/* bits set in @bits; read without locks */
+	u32 gen;
 };
 
-/*
- * A CPU's cache: the top of e[] is handed out next. @last is the chunk of
- * this CPU's previous free, valid while @last_gen is the pool's
- * chunks_gen (a reclaim that frees chunks moves it on).
- */
 struct dg_pcp {
 	struct dg_cpu_lock cpu_lock;
-	struct dg_chunk *last;
-	u32 last_gen;
-	u32 count;
-	struct dg_pcp_entry e[DG_PCP_MAX];
+	struct dg_pcp_run alloc;
+	struct dg_pcp_run freed;
 };
 
 struct dg_pool {
@@ -74,8 +79,7 @@ struct dg_pool {
 
 	/* Read without the lock: geometry, fixed at creation, and the gen. */
 	struct dg_pcp __percpu *pcp;
-	u32 pcp_high;		/* blocks a CPU may cache; 0: no caches */
-	u32 pcp_batch;		/* blocks moved at once */
+	u32 pcp_high;		/* blocks a run may hold; 0: no caches */
 	u32 chunks_gen;		/* moves on when chunks are freed */
 	u32 size;
 	u32 stride;

@@ -99,20 +99,25 @@ static void layout(void **state)
 }
 
 /*
- * LIFO-free reuse within one chunk: free blocks come back lowest first,
- * so a chunk that is refilled is refilled in ascending order too.
+ * Freed blocks are reused before a chunk is added: with every other block
+ * of a full chunk freed, from the top down, the next allocations return
+ * exactly those blocks, each once, lowest first within each bitmap word
+ * (a CPU's cache hands out its run of one word lowest first).
  */
-static void refill_ascending(void **state)
+static void refill_reuses_freed(void **state)
 {
 	const struct dgt_row *r = *state;
 	struct dg_pool *pool = dgt_create_row(r);
-	size_t bpc, i, k;
-	struct dgt_blk *b;
+	size_t bpc, i, j, n = 0;
+	struct dgt_blk *b, *x;
+	bool *seen;
 
 	assert_non_null(pool);
 	bpc = dgt_stats(pool).blocks_per_chunk;
 	b = calloc(bpc, sizeof(*b));
-	assert_non_null(b);
+	x = calloc(bpc, sizeof(*x));
+	seen = calloc(bpc, sizeof(*seen));
+	assert_true(b && x && seen);
 	for (i = 0; i < bpc; i++)
 		b[i] = dgt_alloc(pool, GFP_KERNEL, r->size, r->align,
 				 r->boundary);
@@ -121,18 +126,28 @@ static void refill_ascending(void **state)
 		if (i % 2 == 0)
 			assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
 					 DG_FREE_OK);
-	for (i = 0, k = 0; i < bpc; i += 2, k++) {
-		struct dgt_blk x = dgt_alloc(pool, GFP_KERNEL, r->size,
-					     r->align, r->boundary);
-
-		assert_ptr_equal(x.v, b[i].v);
-		assert_int_equal(x.dma, b[i].dma);
+	for (i = 0; i < bpc; i += 2, n++) {
+		x[n] = dgt_alloc(pool, GFP_KERNEL, r->size, r->align,
+				 r->boundary);
+		for (j = 0; j < bpc; j += 2)
+			if (x[n].v == b[j].v)
+				break;
+		assert_true(j < bpc);		/* one of the freed blocks */
+		assert_false(seen[j]);		/* handed out once */
+		seen[j] = true;
+		assert_int_equal(x[n].dma, b[j].dma);
+		/* lowest first within a run: up by one stride in a word */
+		if (n && x[n].v > x[n - 1].v)
+			assert_true((char *)x[n].v - (char *)x[n - 1].v >=
+				    (long)(2 * r->size));
 	}
 	assert_int_equal(dgt_stats(pool).chunks, 1);
 	for (i = 0; i < bpc; i++)
 		assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
 				 DG_FREE_OK);
 	assert_int_equal(dg_pool_destroy(pool), 0);
+	free(seen);
+	free(x);
 	free(b);
 }
 
@@ -141,7 +156,7 @@ int main(void)
 	struct CMUnitTest tests[2 * DGT_NR_ROWS];
 
 	DGT_ROW_TESTS(tests, layout, "layout");
-	DGT_ROW_TESTS(tests + DGT_NR_ROWS, refill_ascending, "refill");
+	DGT_ROW_TESTS(tests + DGT_NR_ROWS, refill_reuses_freed, "refill");
 	return _cmocka_run_group_tests("pool_layout", tests,
 				       sizeof(tests) / sizeof(tests[0]),
 				       NULL, NULL);

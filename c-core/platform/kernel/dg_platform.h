@@ -76,6 +76,8 @@ void dg_report_bad_free(void *dev, bool first, const char *pool,
 #define dg_err(dev, fmt, ...) \
 	dev_err((struct device *)(dev), fmt "\n", ##__VA_ARGS__)
 
+#define dg_hweight_long(word)		hweight_long(word)
+
 /*
  * Per-CPU block caches: a local_lock_t (interrupts off, or a per-CPU lock
  * on PREEMPT_RT) guards this CPU's cache; the pool lock nests inside it.

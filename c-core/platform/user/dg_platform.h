@@ -50,6 +50,8 @@ typedef u64 dma_addr_t;
  * too, or native benchmarks would charge the core for the fallback.
  */
 #define __ffs(word)		((unsigned long)__builtin_ctzl(word))
+/* tools/include's hweight_long() needs lib/hweight.c, which we lack. */
+#define dg_hweight_long(word)	((unsigned int)__builtin_popcountl(word))
 
 /*
  * Atomic bitops: tools/include aliases set_bit() and clear_bit() to
