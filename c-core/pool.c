@@ -417,8 +417,8 @@ void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 	/* Cached blocks are free; the caches change under their own locks. */
 	dg_for_each_cpu(cpu) {
 		pcp = dg_percpu_ptr(pool->pcp, cpu);
-		st->blocks_in_use -= READ_ONCE(pcp->alloc.nr) +
-				     READ_ONCE(pcp->freed.nr);
+		st->blocks_in_use -= dg_hweight_long(READ_ONCE(pcp->alloc.bits)) +
+				     dg_hweight_long(READ_ONCE(pcp->freed.bits));
 	}
 	st->chunks = pool->nr_chunks;
 	st->chunks_empty = pool->nr_empty;

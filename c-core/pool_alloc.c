@@ -107,12 +107,20 @@ static __always_inline void __dma *block_hand_out(struct dg_pool *pool,
 static void run_flush(struct dg_pool *pool, struct dg_pcp_run *run)
 	__must_hold(&pool->lock)
 {
-	if (!run->nr)
+	if (!run->bits)
 		return;
-	chunk_give(pool, run->chunk, run->word, run->bits, run->nr);
-	run->bits = 0;
-	/* nr: read without the locks by pcp_has_blocks() and the stats */
-	WRITE_ONCE(run->nr, 0);
+	chunk_give(pool, run->chunk, run->word, run->bits,
+		   dg_hweight_long(run->bits));
+	/* bits: read without the locks by pcp_has_blocks() and the stats */
+	WRITE_ONCE(run->bits, 0);
+}
+
+/* Whether @run holds as many blocks as a run may. */
+static __always_inline bool run_full(const struct dg_pool *pool,
+				     const struct dg_pcp_run *run)
+{
+	return pool->pcp_high < BITS_PER_LONG &&
+	       dg_hweight_long(run->bits) >= pool->pcp_high;
 }
 
 /* Give every block of @pcp back to its chunk. */
@@ -135,14 +143,12 @@ static noinline bool pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
 	unsigned long bits;
 	u32 w, nr;
 
-	if (pcp->freed.nr) {
+	if (pcp->freed.bits) {
 		run->chunk = pcp->freed.chunk;
-		run->bits = pcp->freed.bits;
 		run->word = pcp->freed.word;
 		run->gen = pcp->freed.gen;
-		WRITE_ONCE(run->nr, pcp->freed.nr);
-		pcp->freed.bits = 0;
-		WRITE_ONCE(pcp->freed.nr, 0);
+		WRITE_ONCE(run->bits, pcp->freed.bits);
+		WRITE_ONCE(pcp->freed.bits, 0);
 		return true;
 	}
 	spin_lock(&pool->lock);
@@ -154,10 +160,9 @@ static noinline bool pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
 	bits = chunk_take(pool, chunk, max(pool->pcp_high, 1u), &w, &nr);
 	spin_unlock(&pool->lock);
 	run->chunk = chunk;
-	run->bits = bits;
 	run->word = w;
 	run->gen = READ_ONCE(pool->chunks_gen);
-	WRITE_ONCE(run->nr, nr);
+	WRITE_ONCE(run->bits, bits);
 	return true;
 }
 
@@ -259,8 +264,7 @@ void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
 	}
 	chunk = run->chunk;
 	idx = run->word * BITS_PER_LONG + __ffs(run->bits);
-	run->bits &= run->bits - 1;
-	WRITE_ONCE(run->nr, run->nr - 1);
+	WRITE_ONCE(run->bits, run->bits & (run->bits - 1));
 	set_bit(idx, chunk_live(pool, chunk));
 	dg_pcp_unlock(pool->pcp, flags);
 	return block_hand_out(pool, chunk, idx, gfp, dma);
@@ -322,7 +326,7 @@ static __always_inline bool run_holds(struct dg_pool *pool,
 {
 	return run->chunk &&
 	       (run->bits || run->gen == READ_ONCE(pool->chunks_gen)) &&
-	       addr - dg_dma_addr(run->chunk->blocks) < chunk_size(pool);
+	       chunk_has(pool, run->chunk, addr);
 }
 
 /* A free in a chunk that no run of this CPU knows: find it in the table. */
@@ -350,11 +354,25 @@ static __always_inline struct dg_chunk *pcp_find_chunk(struct dg_pool *pool,
 }
 
 /* Whether @run may take a free block of word @w of @chunk. */
-static __always_inline bool run_takes(const struct dg_pcp_run *run,
-				      struct dg_chunk *chunk, u32 w, u32 high)
+static __always_inline bool run_takes(const struct dg_pool *pool,
+				      const struct dg_pcp_run *run,
+				      struct dg_chunk *chunk, u32 w)
 {
-	return !run->bits ||
-	       (run->chunk == chunk && run->word == w && run->nr < high);
+	return !run->bits || (run->chunk == chunk && run->word == w &&
+			      !run_full(pool, run));
+}
+
+/* Add the free block @idx of @chunk to @run, which may take it. */
+static __always_inline void run_add(struct dg_pool *pool,
+				    struct dg_pcp_run *run,
+				    struct dg_chunk *chunk, u32 idx)
+{
+	if (!run->bits) {
+		run->chunk = chunk;
+		run->word = idx / BITS_PER_LONG;
+		run->gen = READ_ONCE(pool->chunks_gen);
+	}
+	WRITE_ONCE(run->bits, run->bits | BIT(idx % BITS_PER_LONG));
 }
 
 /*
@@ -365,18 +383,18 @@ static __always_inline bool run_takes(const struct dg_pcp_run *run,
 static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 		    struct dg_chunk *chunk, u32 idx)
 {
-	u32 w = idx / BITS_PER_LONG, high = pool->pcp_high;
 	struct dg_pcp_run *run = &pcp->alloc;
+	u32 w = idx / BITS_PER_LONG;
 
-	if (unlikely(!high)) {	/* no caches: to the chunk */
+	if (unlikely(!pool->pcp_high)) {	/* no caches: to the chunk */
 		spin_lock(&pool->lock);
 		chunk_give(pool, chunk, w, BIT(idx % BITS_PER_LONG), 1);
 		spin_unlock(&pool->lock);
 		return;
 	}
-	if (!run_takes(run, chunk, w, high)) {
+	if (!run_takes(pool, run, chunk, w)) {
 		run = &pcp->freed;
-		if (!run_takes(run, chunk, w, high)) {
+		if (!run_takes(pool, run, chunk, w)) {
 			spin_lock(&pool->lock);
 			run_flush(pool, run);
 			/*
@@ -388,36 +406,26 @@ static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 			spin_unlock(&pool->lock);
 		}
 	}
-	if (!run->bits) {
-		run->chunk = chunk;
-		run->word = w;
-		run->gen = READ_ONCE(pool->chunks_gen);
-	}
-	run->bits |= BIT(idx % BITS_PER_LONG);
-	WRITE_ONCE(run->nr, run->nr + 1);
+	run_add(pool, run, chunk, idx);
 }
 
-/**
- * dg_pool_free() - give a block back, after checking it is one
- * @pool: the pool
- * @vaddr: the block
- * @dma: its bus address
- *
- * Only arithmetic on out-of-line state decides; a free that is not of a
- * live block of this pool is counted, reported and not applied.
- *
- * Return: DG_FREE_OK, or what was wrong with the free.
+/*
+ * dg_pool_free() for everything its fast path leaves: a block of a chunk
+ * no run knows, of another word, of a pool with segments, a run that is
+ * full, init_on_free, a bad free. Called under this CPU's cache lock,
+ * which it drops.
  */
-enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
-			      dma_addr_t dma)
+static noinline enum dg_bad_free pool_free_slow(struct dg_pool *pool,
+						struct dg_pcp *pcp,
+						void __dma *vaddr,
+						dma_addr_t dma,
+						unsigned long flags)
 {
-	unsigned long addr = dg_dma_addr(vaddr), flags, off;
+	unsigned long addr = dg_dma_addr(vaddr), off;
 	struct dg_chunk *chunk;
 	enum dg_bad_free bad;
-	struct dg_pcp *pcp;
 	u32 idx = 0;
 
-	pcp = dg_pcp_lock(pool->pcp, flags);
 	chunk = pcp_find_chunk(pool, pcp, addr);
 	if (unlikely(!chunk))
 		return pool_bad_free(pool, DG_BAD_FOREIGN, vaddr, dma, flags);
@@ -440,6 +448,61 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 	return DG_FREE_OK;
 }
 
+/**
+ * dg_pool_free() - give a block back, after checking it is one
+ * @pool: the pool
+ * @vaddr: the block
+ * @dma: its bus address
+ *
+ * Only arithmetic on out-of-line state decides; a free that is not of a
+ * live block of this pool is counted, reported and not applied.
+ *
+ * Return: DG_FREE_OK, or what was wrong with the free.
+ */
+enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
+			      dma_addr_t dma)
+{
+	unsigned long addr = dg_dma_addr(vaddr), flags;
+	struct dg_pcp_run *run;
+	struct dg_chunk *chunk;
+	struct dg_pcp *pcp;
+	u32 idx, w;
+
+	pcp = dg_pcp_lock(pool->pcp, flags);
+	/*
+	 * Fast path: a good free of a block of a chunk one of this CPU's
+	 * runs knows, that a run can take without giving blocks back.
+	 * Anything else, the slow path, which decides afresh (nothing has
+	 * changed yet).
+	 */
+	if (unlikely(!pool->pcp_high || dg_want_zero_on_free()))
+		goto slow;
+	if (likely(run_holds(pool, &pcp->alloc, addr)))
+		chunk = pcp->alloc.chunk;
+	else if (run_holds(pool, &pcp->freed, addr))
+		chunk = pcp->freed.chunk;
+	else
+		goto slow;
+	if (unlikely(free_decode(pool, chunk, addr - dg_dma_addr(chunk->blocks),
+				 dma, &idx) != DG_FREE_OK))
+		goto slow;
+	w = idx / BITS_PER_LONG;
+	run = &pcp->alloc;
+	if (!run_takes(pool, run, chunk, w)) {
+		run = &pcp->freed;
+		if (!run_takes(pool, run, chunk, w))
+			goto slow;
+	}
+	/* The one decision a racing double free cannot slip past. */
+	if (unlikely(!test_and_clear_bit(idx, chunk_live(pool, chunk))))
+		return pool_bad_free(pool, DG_BAD_DOUBLE, vaddr, dma, flags);
+	run_add(pool, run, chunk, idx);
+	dg_pcp_unlock(pool->pcp, flags);
+	return DG_FREE_OK;
+slow:
+	return pool_free_slow(pool, pcp, vaddr, dma, flags);
+}
+
 /*
  * Whether @cpu caches blocks of the pool @arg: a racy look, so a drain
  * disturbs only the CPUs that have something to give back. A block cached
@@ -448,10 +511,9 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 static bool pcp_has_blocks(int cpu, void *arg)
 {
 	struct dg_pool *pool = arg;
-
 	struct dg_pcp *pcp = dg_percpu_ptr(pool->pcp, cpu);
 
-	return READ_ONCE(pcp->alloc.nr) || READ_ONCE(pcp->freed.nr);
+	return READ_ONCE(pcp->alloc.bits) || READ_ONCE(pcp->freed.bits);
 }
 
 /* Return this CPU's cached blocks to their chunks (dg_on_each_cpu()). */

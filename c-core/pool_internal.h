@@ -48,9 +48,8 @@
  */
 struct dg_pcp_run {
 	struct dg_chunk *chunk;
-	unsigned long bits;	/* the run's blocks in word @word */
-	u16 word;
-	u16 nr;			/* bits set in @bits; read without locks */
+	unsigned long bits;	/* its blocks in word @word; read unlocked */
+	u32 word;
 	u32 gen;
 };
 
@@ -113,6 +112,13 @@ static inline bool chunk_is_empty(const struct dg_pool *pool,
 				  const struct dg_chunk *chunk)
 {
 	return chunk->nr_free == pool->blocks_per_chunk;
+}
+
+/* Whether the CPU address @addr falls in @chunk. */
+static inline bool chunk_has(const struct dg_pool *pool,
+			     const struct dg_chunk *chunk, unsigned long addr)
+{
+	return addr - dg_dma_addr(chunk->blocks) < chunk_size(pool);
 }
 
 static inline unsigned long *chunk_live(const struct dg_pool *pool,

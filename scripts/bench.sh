@@ -489,7 +489,7 @@ pin_bench() {
 
 native_rows_report() {
 	awk "$awk_val"'
-	$1 == "BENCH" && $2 == "native" && val("ratio") != "" {
+	$1 == "BENCH" && $2 == "native" && val("ratio") != "" && val("ref") != "mutex" {
 		n++; line[n] = sprintf("%6s %6s %7s %9s %11s %6.3f  %s", val("size"),
 			val("align"), val("blocks"), val("ref_ns_per_pair"),
 			val("dmaguard_ns_per_pair"), val("ratio"),
@@ -499,7 +499,8 @@ native_rows_report() {
 	}
 	END {
 		if (!n) exit 0
-		printf "\nnative, one thread: dmaguard vs the in-band reference (ns per alloc+free pair, medians)\n"
+		printf "\nnative, one thread: dmaguard vs the in-band reference under a spinlock, each side\n"
+		printf "paying the kernel lock costs (ns per alloc+free pair, medians)\n"
 		printf "%6s %6s %7s %9s %11s %6s  %s\n", "size", "align", "blocks", "ref_ns",
 		       "dmaguard_ns", "ratio", "target <= 1.00"
 		for (i = 1; i <= n; i++)
@@ -516,9 +517,12 @@ native_bench() {
 	# shellcheck disable=SC2086
 	"$bin" ${NATIVE_ARGS:-} | tee "$out/native.bench"
 	native_rows_report < "$out/native.bench"
+	# Second opinion, labelled ref=mutex: the reference under the
+	# platform's lock (a mutex whose atomics glibc elides on one thread).
+	"$bin" -P -r 3 | grep '^BENCH native \(size\|ref\)' | tee -a "$out/native.bench"
 	# The multi-thread runs: every thread on one pool (pool_bench_mt.c).
 	# shellcheck disable=SC2086
-	"$bin" ${NATIVE_MT_ARGS:--t 2,4} | tee -a "$out/native.bench"
+	"$mt_bin" ${NATIVE_MT_ARGS:--t 2,4} | tee -a "$out/native.bench"
 	# The pin cache's hit path against a locked interval tree (pin_bench.c).
 	if [ -z "$pin_bin" ]; then
 		echo "  (pin cache hit path: measured for the working tree only)"
@@ -535,13 +539,13 @@ native_bench() {
 	mkdir -p "$cgout"
 	n=${CG_ROUNDS:-5}
 	for i in 0 1 2 3 4 5; do
-		local size pairs tot ref dg
+		local size pairs tot ref dg locked rir rmem rlock dir dmem dlock
 		for which in ref dmaguard; do
 			# --cache-sim adds data reads and writes (Dr, Dw): under
 			# TCG every guest memory access is a softmmu lookup, so
 			# they weigh more than other instructions there.
 			valgrind --tool=callgrind --instr-atstart=no --dump-instr=yes \
-				--cache-sim=yes \
+				--cache-sim=yes --compress-pos=no --compress-strings=no \
 				--callgrind-out-file="$cgout/$which-row$i.out" \
 				"$bin" -c "$which" -R "$i" -n "$n" \
 				> "$cgout/$which-row$i.txt" 2> "$cgout/$which-row$i.log" ||
@@ -552,11 +556,16 @@ native_bench() {
 			tot=$(sed -n 's/^totals: //p' "$cgout/$which-row$i.out")
 			[ -n "$tot" ] && [ -n "$pairs" ] ||
 				die "no callgrind totals in $cgout/$which-row$i.out"
-			tot=$(echo "$tot" | awk -v p="$pairs" \
-				'{ printf "%.1f %.1f", $1 / p, ($2 + $3) / p }')
+			locked=$("$top/scripts/bench/locked-instructions.py" \
+				"$cgout/$which-row$i.out" | sed -n 's/^locked=\([0-9]*\) .*/\1/p')
+			[ -n "$locked" ] || die "no atomic count for $cgout/$which-row$i.out"
+			tot=$(echo "$tot $locked" | awk -v p="$pairs" \
+				'{ printf "%.1f %.1f %.2f", $1 / p, ($2 + $3) / p, $NF / p }')
 			if [ "$which" = ref ]; then ref=$tot; else dg=$tot; fi
 		done
-		echo "BENCH callgrind size=$size ref_ir_per_pair=${ref% *} dmaguard_ir_per_pair=${dg% *} ref_mem_per_pair=${ref#* } dmaguard_mem_per_pair=${dg#* } ir_ratio=$(awk -v r="${ref% *}" -v d="${dg% *}" 'BEGIN { printf "%.3f", d / r }')" |
+		read -r rir rmem rlock <<< "$ref"
+		read -r dir dmem dlock <<< "$dg"
+		echo "BENCH callgrind size=$size ref_ir_per_pair=$rir dmaguard_ir_per_pair=$dir ref_mem_per_pair=$rmem dmaguard_mem_per_pair=$dmem ref_locked_per_pair=$rlock dmaguard_locked_per_pair=$dlock ir_ratio=$(awk -v r="$rir" -v d="$dir" 'BEGIN { printf "%.3f", d / r }')" |
 			tee -a "$out/native.bench"
 	done
 	echo "  (callgrind profiles: $cgout/*.out, e.g. callgrind_annotate --inclusive=yes" \
@@ -568,6 +577,7 @@ native_bench() {
 # that work in progress in the tree cannot leak in.
 src=$top
 bin=$out/pool_bench
+mt_bin=$out/pool_bench_mt
 pin_bin=$out/pin_bench
 if [ -n "${BENCH_REV:-}" ]; then
 	rev=$(git -C "$top" rev-parse --short "$BENCH_REV^{commit}") ||
@@ -588,22 +598,36 @@ if [ "$src" != "$top" ]; then
 		# The flags of scripts/mk/core.mk's -O2 library; cores
 		# since pool v2 build on the kernel's tools/include.
 		bin=$src/pool_bench
+		mt_bin=$src/pool_bench_mt
 		pin_bin=	# the pin cache's bench: the working tree only
 		ktools=$top/build/tools/linux/tools
-		findbit=()
+		libs=()
 		if grep -q 'linux/find.h' "$src/c-core/platform/user/dg_platform.h"; then
-			findbit=("$ktools/lib/find_bit.c")
+			libs=("$ktools/lib/find_bit.c")
 		fi
-		${CC:-cc} -I"$src/c-core" -I"$src/c-core/platform/user" \
-			-I"$src/abi/include" -I"$top/tests/bench" \
-			-I"$ktools/include" -I"$ktools/arch/x86/include" \
-			-std=gnu11 -g -Wall -Wextra -Werror \
-			-Wno-unused-parameter -Wno-sign-compare \
-			-Wno-type-limits -fno-strict-aliasing -O2 -o "$bin" \
-			"$top"/tests/bench/*.c \
-			"$src"/c-core/*.c "$src"/c-core/platform/user/*.c \
-			"${findbit[@]}" \
-			-lm -pthread || die "pool_bench does not build against $tree"
+		[ ! -f "$src/c-core/pincache.c" ] || libs+=("$ktools/lib/rbtree.c")
+		# the core alone: abi_user.c is the ABI's (libdmaguard.a)
+		srcs=("$src"/c-core/*.c)
+		for f in "$src"/c-core/platform/user/*.c; do
+			[ "${f##*/}" = abi_user.c ] || srcs+=("$f")
+		done
+		# One-thread rows at the kernel's lock costs where that core
+		# knows how (DG_USER_PCP_IRQ_COST), multi-thread runs as is.
+		irq=()
+		! grep -q DG_USER_PCP_IRQ_COST "$src/c-core/platform/user/dg_platform.h" ||
+			irq=(-DDG_USER_PCP_IRQ_COST)
+		for b in "$bin" "$mt_bin"; do
+			${CC:-cc} -I"$src/c-core" -I"$src/c-core/platform/user" \
+				-I"$src/abi/include" -I"$top/tests/bench" \
+				-I"$ktools/include" -I"$ktools/arch/x86/include" \
+				-std=gnu11 -g -Wall -Wextra -Werror \
+				-Wno-unused-parameter -Wno-sign-compare \
+				-Wno-type-limits -fno-strict-aliasing -O2 \
+				"${irq[@]}" -o "$b" "$top"/tests/bench/*.c \
+				"${srcs[@]}" "${libs[@]}" -lm -pthread ||
+				die "pool_bench does not build against $tree"
+			irq=()
+		done
 	fi
 else
 	tree="$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown) (working tree)"

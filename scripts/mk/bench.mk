@@ -29,7 +29,8 @@ bench-pin: deps modules-test vm-bins
 bench-vm: deps
 	@scripts/bench.sh vm
 
-bench-native: $(BENCH_OUT)/pool_bench $(BENCH_OUT)/pin_bench
+bench-native: $(BENCH_OUT)/pool_bench $(BENCH_OUT)/pool_bench_mt \
+	      $(BENCH_OUT)/pin_bench
 	@scripts/bench.sh native
 
 # The pin cache's hit path against a locked interval tree (pin_bench.c).
@@ -41,9 +42,18 @@ $(BENCH_OUT)/pin_bench: tests/bench/pin_bench.c \
 		$(USER_OUT)/libdmaguard-core.a -pthread
 
 # core.mk (the core libraries) is included before this file.
-$(BENCH_OUT)/pool_bench: $(BENCH_SRCS) $(BENCH_HDRS) \
-			 $(wildcard c-core/*.h c-core/platform/user/*.h) \
-			 $(BUILD)/user/libdmaguard-core.a
+# pool_bench, the one-thread rows: the core built with the kernel's cost of
+# a local_lock (DG_USER_PCP_IRQ_COST, dg_platform.h), which excludes
+# nothing; pool_bench_mt, the multi-thread runs: the plain core library,
+# whose per-CPU caches have a real lock.
+$(BENCH_OUT)/pool_bench: $(BENCH_SRCS) $(BENCH_HDRS) $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CPPFLAGS) -Itests/bench $(USER_CFLAGS) -O2 \
+		-DDG_USER_PCP_IRQ_COST -o $@ $(BENCH_SRCS) $(CORE_SRCS) -lm -pthread
+
+$(BENCH_OUT)/pool_bench_mt: $(BENCH_SRCS) $(BENCH_HDRS) \
+			    $(wildcard c-core/*.h c-core/platform/user/*.h) \
+			    $(BUILD)/user/libdmaguard-core.a
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CPPFLAGS) -Itests/bench $(USER_CFLAGS) -O2 \
 		-o $@ $(BENCH_SRCS) $(USER_OUT)/libdmaguard-core.a -lm -pthread

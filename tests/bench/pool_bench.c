@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Native benchmark: dmaguard's core (libdmaguard-core.a, -O2) against the
- * in-band reference pool (ref_pool.c, the algorithm of the kernel's
- * dma_pool since 6.4), over the same userspace platform.
+ * Native benchmark: dmaguard's core (-O2) against the in-band reference
+ * pool (ref_pool.c, the algorithm of the kernel's dma_pool since 6.4),
+ * over the same userspace platform, each side paying what the kernel's
+ * locks cost (scripts/mk/bench.mk): built as pool_bench, the core's
+ * per-CPU cache lock costs a local_lock_irqsave() (flags saved, no
+ * atomic; it excludes nothing, so one thread only) and the reference
+ * takes a spinlock with the flags saved, as spin_lock_irqsave(); built as
+ * pool_bench_mt (the multi-thread runs, -t), the cache lock is a real one.
  *
  * Protocol, per row (that of the kernel's mm/dmapool_test.c): a
  * measurement is ROUNDS rounds of "allocate BLOCKS blocks, then free them
@@ -15,14 +20,15 @@
  *
  * Times are CPU time of the benchmark thread (-w: wall clock).
  *
- *   pool_bench [-r REPS] [-n ROUNDS] [-R ROW] [-W] [-w]
- *	BENCH native size=S align=A blocks=N ref_ns_per_pair=X
+ *   pool_bench [-r REPS] [-n ROUNDS] [-R ROW] [-W] [-w] [-P]
+ *	BENCH native size=S align=A blocks=N ref=spinlock ref_ns_per_pair=X
  *	      dmaguard_ns_per_pair=Y ratio=Y/X
- *	BENCH native geomean=G
+ *	BENCH native ref=spinlock geomean=G
+ *	(-P: the reference under the platform's lock instead, ref=mutex)
  *	BENCH native-meta size=S ref_bytes_per_block=.. dmaguard_bytes_per_block=..
  *	BENCH native-fixed size=S pcp_bytes_per_cpu=.. pcp_bytes_at_256_cpus=..
  *	BENCH native-reps size=S mode=M ratios=r1,r2,.. median_rep_ratio=R
- *   pool_bench -t THREADS[,THREADS..] [-r REPS] [-m MS]
+ *   pool_bench_mt -t THREADS[,THREADS..] [-r REPS] [-m MS]
  *	multi-thread mode (pool_bench_mt.c): every thread on one pool,
  *	batches of 16 64-byte blocks for MS (300) ms, REPS (5) repetitions
  *	BENCH native-mt threads=N size=64 ref_ops=X dmaguard_ops=Y ratio=Y/X
@@ -42,6 +48,12 @@
 #include "dg_user.h"
 #include "ref_pool.h"
 #include "pool_bench.h"
+
+#ifdef DG_USER_PCP_IRQ_COST
+#define LOCAL_LOCK_COST	"irqsave"	/* what the kernel's costs, no atomic */
+#else
+#define LOCAL_LOCK_COST	"atomic"	/* a real lock: one atomic exchange */
+#endif
 
 struct row {
 	size_t size, align, boundary;
@@ -65,19 +77,64 @@ struct blk {
 
 static struct blk *buf;
 
-static __attribute__((__noinline__)) int ref_round(struct ref_pool *p,
-					       unsigned int n)
-{
-	unsigned int i;
+/*
+ * The reference: by default the in-band pool under a spinlock with the
+ * flags saved, what the kernel's dma_pool takes (ref_spin_pool_*); -P:
+ * under the platform's lock, a pthread mutex (ref_pool_*), whose atomics
+ * glibc elides while the process has one thread: a second opinion,
+ * labelled ref=mutex.
+ */
+static bool plat_ref;
 
-	for (i = 0; i < n; i++) {
-		buf[i].v = ref_pool_alloc(p, GFP_KERNEL, &buf[i].dma);
-		if (!buf[i].v)
-			return -1;
-	}
-	for (i = 0; i < n; i++)
-		ref_pool_free(p, buf[i].v, buf[i].dma);
-	return 0;
+#define REF_ROUND(name, pool)						\
+static __attribute__((__noinline__)) int name(void *p, unsigned int n)	\
+{									\
+	unsigned int i;							\
+									\
+	for (i = 0; i < n; i++) {					\
+		buf[i].v = pool##_alloc(p, GFP_KERNEL, &buf[i].dma);	\
+		if (!buf[i].v)						\
+			return -1;					\
+	}								\
+	for (i = 0; i < n; i++)						\
+		pool##_free(p, buf[i].v, buf[i].dma);			\
+	return 0;							\
+}
+REF_ROUND(ref_spin_round, ref_spin_pool)
+REF_ROUND(ref_plat_round, ref_pool)
+
+static int ref_round(void *p, unsigned int n)
+{
+	return plat_ref ? ref_plat_round(p, n) : ref_spin_round(p, n);
+}
+
+static const char *ref_name(void)
+{
+	return plat_ref ? "mutex" : "spinlock";
+}
+
+static void *ref_create(const struct row *r)
+{
+	return plat_ref ?
+	       (void *)ref_pool_create("ref", NULL, r->size, r->align, r->boundary) :
+	       (void *)ref_spin_pool_create("ref", NULL, r->size, r->align,
+					    r->boundary);
+}
+
+static void ref_destroy(void *p)
+{
+	if (plat_ref)
+		ref_pool_destroy(p);
+	else
+		ref_spin_pool_destroy(p);
+}
+
+static void ref_meta(void *p, size_t *meta, size_t *blocks)
+{
+	if (plat_ref)
+		ref_pool_meta(p, meta, blocks);
+	else
+		ref_spin_pool_meta(p, meta, blocks);
 }
 
 static __attribute__((__noinline__)) int dg_round(struct dg_pool *p,
@@ -111,7 +168,7 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static void round_or_die(struct ref_pool *rp, struct dg_pool *dp,
+static void round_or_die(void *rp, struct dg_pool *dp,
 			 unsigned int n)
 {
 	if (rp ? ref_round(rp, n) : dg_round(dp, n)) {
@@ -124,7 +181,7 @@ static void round_or_die(struct ref_pool *rp, struct dg_pool *dp,
  * One measurement of each pool, made together: rounds alternate between
  * the pools (which goes first alternates too), each timed on its own.
  */
-static void measure_pair(struct ref_pool *rp, struct dg_pool *dp,
+static void measure_pair(void *rp, struct dg_pool *dp,
 			 unsigned int n, unsigned int rounds, double *rt,
 			 double *dt)
 {
@@ -145,7 +202,7 @@ static void measure_pair(struct ref_pool *rp, struct dg_pool *dp,
 	}
 }
 
-static double measure(struct ref_pool *rp, struct dg_pool *dp,
+static double measure(void *rp, struct dg_pool *dp,
 		      unsigned int n, unsigned int rounds)
 {
 	double t0 = now_ns();
@@ -172,7 +229,7 @@ double bench_median(double *v, unsigned int n)
 	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static void pools_create(const struct row *r, struct ref_pool **rp,
+static void pools_create(const struct row *r, void **rp,
 			 struct dg_pool **dp)
 {
 	struct dg_pool_params prm = {
@@ -180,7 +237,7 @@ static void pools_create(const struct row *r, struct ref_pool **rp,
 		.boundary = r->boundary, .node = DG_NO_NODE,
 	};
 
-	*rp = ref_pool_create("ref", NULL, r->size, r->align, r->boundary);
+	*rp = ref_create(r);
 	*dp = dg_pool_create(&prm);
 	if (!*rp || !*dp) {
 		fprintf(stderr, "pool_bench: cannot create pools for size %zu\n",
@@ -197,7 +254,7 @@ static double bench_row(const struct row *r, unsigned int reps,
 	double rt[BENCH_MAX_REPS], dt[BENCH_MAX_REPS], pr[BENCH_MAX_REPS];
 	double rm, dm, pairs;
 	struct dg_pool_stats st;
-	struct ref_pool *rp;
+	void *rp;
 	struct dg_pool *dp;
 	size_t rmeta, rblocks;
 	unsigned int i;
@@ -214,18 +271,18 @@ static double bench_row(const struct row *r, unsigned int reps,
 		}
 		pr[i] = dt[i] / rt[i];
 	}
-	printf("BENCH native-reps size=%zu mode=%s ratios=", r->size,
-	       whole ? "whole" : "interleave");
+	printf("BENCH native-reps size=%zu ref=%s mode=%s ratios=", r->size,
+	       ref_name(), whole ? "whole" : "interleave");
 	for (i = 0; i < reps; i++)
 		printf("%s%.3f", i ? "," : "", pr[i]);
 	printf(" median_rep_ratio=%.3f\n", bench_median(pr, reps));
 	pairs = (double)rounds * r->blocks;
 	rm = bench_median(rt, reps) / pairs;
 	dm = bench_median(dt, reps) / pairs;
-	printf("BENCH native size=%zu align=%zu blocks=%u ref_ns_per_pair=%.2f dmaguard_ns_per_pair=%.2f ratio=%.3f\n",
-	       r->size, r->align, r->blocks, rm, dm, dm / rm);
+	printf("BENCH native size=%zu align=%zu blocks=%u ref=%s ref_ns_per_pair=%.2f dmaguard_ns_per_pair=%.2f ratio=%.3f\n",
+	       r->size, r->align, r->blocks, ref_name(), rm, dm, dm / rm);
 	dg_pool_get_stats(dp, &st);
-	ref_pool_meta(rp, &rmeta, &rblocks);
+	ref_meta(rp, &rmeta, &rblocks);
 	printf("BENCH native-meta size=%zu ref_bytes_per_block=%.2f dmaguard_bytes_per_block=%.2f\n",
 	       r->size, (double)rmeta / rblocks,
 	       (double)st.meta_bytes / st.blocks_total);
@@ -234,7 +291,7 @@ static double bench_row(const struct row *r, unsigned int reps,
 	       r->size, (unsigned long long)st.pcp_bytes / dg_nr_cpus(),
 	       (unsigned long long)st.pcp_bytes / dg_nr_cpus() * 256);
 	fflush(stdout);
-	ref_pool_destroy(rp);
+	ref_destroy(rp);
 	if (dg_pool_destroy(dp)) {
 		fprintf(stderr, "pool_bench: dmaguard pool had live blocks\n");
 		exit(1);
@@ -245,7 +302,7 @@ static double bench_row(const struct row *r, unsigned int reps,
 static int callgrind_mode(const char *which, const struct row *r,
 			  unsigned int rounds)
 {
-	struct ref_pool *rp;
+	void *rp;
 	struct dg_pool *dp;
 	bool ref = !strcmp(which, "ref");
 
@@ -261,7 +318,7 @@ static int callgrind_mode(const char *which, const struct row *r,
 	CALLGRIND_STOP_INSTRUMENTATION;
 	printf("CALLGRIND pool=%s size=%zu pairs=%llu\n", which, r->size,
 	       (unsigned long long)rounds * r->blocks);
-	ref_pool_destroy(rp);
+	ref_destroy(rp);
 	dg_pool_destroy(dp);
 	return 0;
 }
@@ -274,8 +331,11 @@ int main(int argc, char **argv)
 	int opt, only = -1;
 	cpu_set_t set;
 
-	while ((opt = getopt(argc, argv, "r:n:R:c:Wwt:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:R:c:Wwt:m:P")) != -1) {
 		switch (opt) {
+		case 'P':
+			plat_ref = true;
+			break;
 		case 't':
 			threads = optarg;
 			break;
@@ -301,13 +361,19 @@ int main(int argc, char **argv)
 			cg = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-r reps] [-n rounds] [-R row] [-W] [-w] [-c ref|dmaguard] [-t threads,.. [-m ms]]\n",
+			fprintf(stderr, "usage: %s [-r reps] [-n rounds] [-R row] [-W] [-w] [-P] [-c ref|dmaguard] [-t threads,.. [-m ms]]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (threads)
+	if (threads) {
+#ifdef DG_USER_PCP_IRQ_COST
+		/* This build's per-CPU cache lock excludes nothing. */
+		fprintf(stderr, "pool_bench: -t: run pool_bench_mt\n");
+		return 2;
+#endif
 		return bench_mt(threads, reps ? reps : 5, ms);
+	}
 	if (!reps)
 		reps = 9;
 	if (!reps || reps > BENCH_MAX_REPS || !rounds || only >= (int)NR_ROWS) {
@@ -334,8 +400,9 @@ int main(int argc, char **argv)
 		CPU_SET(i, &set);
 		sched_setaffinity(0, sizeof(set), &set);
 	}
-	printf("BENCH native-start reps=%u rounds=%u mode=%s clock=%s init_on_alloc=%d\n",
-	       reps, rounds, whole ? "whole" : "interleave",
+	printf("BENCH native-start reps=%u rounds=%u ref=%s local_lock=%s mode=%s clock=%s init_on_alloc=%d\n",
+	       reps, rounds, ref_name(), LOCAL_LOCK_COST,
+	       whole ? "whole" : "interleave",
 	       bench_clock == CLOCK_MONOTONIC ? "wall" : "thread-cpu",
 	       dg_user_init_on_alloc);
 	for (i = 0; i < NR_ROWS; i++) {
@@ -344,6 +411,7 @@ int main(int argc, char **argv)
 		logsum += log(bench_row(&rows[i], reps, rounds));
 		nrow++;
 	}
-	printf("BENCH native geomean=%.3f\n", exp(logsum / nrow));
+	printf("BENCH native ref=%s geomean=%.3f\n", ref_name(),
+	       exp(logsum / nrow));
 	return 0;
 }

@@ -27,8 +27,14 @@
 typedef pthread_spinlock_t ref_lock_t;
 #define ref_lock_init(l)	pthread_spin_init(l, PTHREAD_PROCESS_PRIVATE)
 #define ref_lock_destroy(l)	pthread_spin_destroy(l)
+#ifdef DG_USER_PCP_IRQ_COST
+/* What spin_lock_irqsave() costs: the flags saved, as dmaguard's side. */
+#define ref_lock(l, flags)	((flags) = dg_user_irq_save(), pthread_spin_lock(l))
+#define ref_unlock(l, flags)	(pthread_spin_unlock(l), dg_user_irq_restore(flags))
+#else
 #define ref_lock(l, flags)	((void)(flags), pthread_spin_lock(l))
 #define ref_unlock(l, flags)	((void)(flags), pthread_spin_unlock(l))
+#endif
 #elif defined(spin_lock_init)
 /* The platform's spinlock_t (tools/include: over a pthread mutex). */
 #define REF_FN(fn)		ref_pool_##fn

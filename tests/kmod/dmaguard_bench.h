@@ -4,6 +4,7 @@
  *
  *   dmaguard_bench_main.c  parameters, the device, module init
  *   dmaguard_bench_rows.c  one CPU, dmapool_test protocol (BENCH pool)
+ *   dmaguard_bench_ring.c  one CPU, a descriptor ring (BENCH ring)
  *   dmaguard_bench_mt.c    every online CPU on one pool (BENCH pool-mt)
  */
 #ifndef _DMAGUARD_BENCH_H
@@ -31,6 +32,8 @@ int bench_rows_run(void);
 bool bench_rows_kept(void);
 /* Destroy the pools keep_pools=1 kept. */
 void bench_rows_exit(void);
+/* The ring rows; 0 or the first error. */
+int bench_ring_run(void);
 /* The multi-CPU measurement; 0 or the first error. */
 int bench_mt_run(void);
 

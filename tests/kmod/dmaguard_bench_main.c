@@ -5,10 +5,13 @@
  * Two benchmarks, chosen with run=:
  *   rows  one CPU, the dmapool_test protocol, six rows of block sizes
  *         (dmaguard_bench_rows.c; BENCH pool lines, time ratios)
+ *   ring  one CPU, a driver's descriptor ring: blocks kept in flight,
+ *         freed and allocated in FIFO order (dmaguard_bench_ring.c;
+ *         BENCH ring lines, time ratios)
  *   mt    one kthread per online CPU on one shared pool, batches of
  *         blocks for a fixed time (dmaguard_bench_mt.c; BENCH pool-mt
  *         lines, throughput ratios)
- *   all   both (default)
+ *   all   all three (default)
  *
  * Both run on one device: QEMU's edu PCI device when the guest has one
  * (bench_dev_open()), else a platform device. Its DMA backend, "iommu"
@@ -39,7 +42,7 @@ DG_TEST_IMPORT_INTERNAL();
 
 static char *run = "all";
 module_param(run, charp, 0444);
-MODULE_PARM_DESC(run, "What to run: rows (single CPU), mt (all CPUs) or all");
+MODULE_PARM_DESC(run, "What to run: rows, ring (single CPU), mt (all CPUs) or all");
 
 struct device *bench_dev;
 const char *bench_backend;
@@ -131,11 +134,12 @@ static const char *bench_backend_of(struct device *dev)
 static int __init dmaguard_bench_init(void)
 {
 	bool rows = !strcmp(run, "rows") || !strcmp(run, "all");
+	bool ring = !strcmp(run, "ring") || !strcmp(run, "all");
 	bool mt = !strcmp(run, "mt") || !strcmp(run, "all");
 	int ret = 0, err;
 
-	if (!rows && !mt) {
-		pr_err("run must be rows, mt or all\n");
+	if (!rows && !ring && !mt) {
+		pr_err("run must be rows, ring, mt or all\n");
 		return -EINVAL;
 	}
 	err = bench_dev_open();
@@ -144,6 +148,11 @@ static int __init dmaguard_bench_init(void)
 	bench_backend = bench_backend_of(bench_dev);
 	if (rows)
 		ret = bench_rows_run();
+	if (ring) {
+		err = bench_ring_run();
+		if (err && !ret)
+			ret = err;
+	}
 	if (mt) {
 		err = bench_mt_run();
 		if (err && !ret)

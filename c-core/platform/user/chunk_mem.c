@@ -249,19 +249,18 @@ void dg_user_chunk_release(const void *p)
 
 /* "CPUs": a thread's slot, round robin at first use (dg_platform.h). */
 static int next_cpu;
-static __thread int this_cpu = -1;
+__thread int dg_user_cpu_id = -1;
 
-int dg_user_this_cpu(void)
+int dg_user_first_cpu(void)
 {
-	if (this_cpu < 0)
-		this_cpu = __atomic_fetch_add(&next_cpu, 1, __ATOMIC_RELAXED) %
-			   DG_USER_CPUS;
-	return this_cpu;
+	dg_user_cpu_id = __atomic_fetch_add(&next_cpu, 1, __ATOMIC_RELAXED) %
+			 DG_USER_CPUS;
+	return dg_user_cpu_id;
 }
 
 void dg_user_set_cpu(int cpu)
 {
-	this_cpu = cpu % DG_USER_CPUS;
+	dg_user_cpu_id = cpu % DG_USER_CPUS;
 }
 
 void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
@@ -273,10 +272,10 @@ void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
 		if (cond && !cond(cpu, arg))
 			continue;
 		__atomic_fetch_add(&dg_user_cpu_visits, 1, __ATOMIC_RELAXED);
-		this_cpu = cpu;
+		dg_user_cpu_id = cpu;
 		fn(arg);
 	}
-	this_cpu = was;
+	dg_user_cpu_id = was;
 }
 
 void *dg_user_percpu_alloc(size_t size)
