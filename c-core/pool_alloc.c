@@ -530,19 +530,6 @@ static void pcp_drain(void *arg)
 	dg_pcp_unlock(pool->pcp, flags);
 }
 
-/*
- * Nothing (dg_on_each_cpu()): taking this CPU's cache lock waits out a
- * free that looked at a run's chunk before the chunks_gen moved on.
- */
-static void pcp_quiesce(void *arg)
-{
-	struct dg_pool *pool = arg;
-	unsigned long flags;
-
-	dg_pcp_lock(pool->pcp, flags);
-	dg_pcp_unlock(pool->pcp, flags);
-}
-
 /**
  * dg_pool_drain() - return the CPUs' cached free blocks to their chunks
  * @pool: the pool
@@ -641,11 +628,11 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 	/*
 	 * No CPU may still look at a victim through one of its runs: the new
 	 * gen makes every later free ignore a run's chunk when the run is
-	 * empty, and visiting each CPU under its cache lock waits out any
-	 * free already past that check (an offline CPU has none in flight).
+	 * empty, and dg_pcp_sync() waits out any free already past that
+	 * check, without visiting the CPUs.
 	 */
 	if (released)
-		dg_on_each_cpu(NULL, pcp_quiesce, pool);
+		dg_pcp_sync(pool->pcp);
 	list_for_each_entry_safe(chunk, next, &victims, node)
 		dg_chunk_destroy(pool, chunk);
 	if (released)

@@ -100,6 +100,12 @@ struct dg_cpu_lock {
 })
 #define dg_pcp_unlock(pcp, flags) \
 	local_unlock_irqrestore(&(pcp)->cpu_lock.l, flags)
+/*
+ * Wait for every dg_pcp_lock() section that began before: they are RCU
+ * read-side sections (interrupts off; on PREEMPT_RT a spinlock_t, which
+ * holds the RCU read lock), so no CPU needs to be visited. May sleep.
+ */
+#define dg_pcp_sync(pcp)		synchronize_rcu()
 
 /*
  * Run @fn(@arg) on every online CPU for which @cond(cpu, @arg) is true

@@ -205,6 +205,15 @@ static inline void dg_user_cpu_unlock(struct dg_cpu_lock *cl)
 })
 #define dg_pcp_unlock(pcp, flags) \
 	((void)(flags), dg_user_cpu_unlock(&(pcp)[dg_user_this_cpu()].cpu_lock))
+/* The kernel's waits for an RCU grace period; here, each lock in turn. */
+#define dg_pcp_sync(pcp) do {						\
+	int _c;								\
+									\
+	for (_c = 0; _c < DG_USER_CPUS; _c++) {				\
+		dg_user_cpu_lock(&(pcp)[_c].cpu_lock);			\
+		dg_user_cpu_unlock(&(pcp)[_c].cpu_lock);		\
+	}								\
+} while (0)
 #else
 /*
  * One-thread benchmark builds (pool_bench's one-CPU rows): the cache lock
@@ -231,6 +240,7 @@ static inline void dg_user_irq_restore(unsigned long f)
 	&(pcp)[dg_user_this_cpu()];					\
 })
 #define dg_pcp_unlock(pcp, flags)	dg_user_irq_restore(flags)
+#define dg_pcp_sync(pcp)		((void)(pcp))	/* one thread */
 #endif
 
 void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
