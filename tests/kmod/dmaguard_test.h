@@ -89,4 +89,7 @@ void dgt_concurrency(void);
 void dgt_no_leak(long base);
 void dgt_destroy_live(void);
 
+/* dmaguard_test_destroy.c */
+void dgt_destroy_race(void);
+
 #endif /* _DMAGUARD_TEST_H */
