@@ -105,7 +105,7 @@ struct dg_cpu_lock {
  * read-side sections (interrupts off; on PREEMPT_RT a spinlock_t, which
  * holds the RCU read lock), so no CPU needs to be visited. May sleep.
  */
-#define dg_pcp_sync(pcp)		synchronize_rcu()
+#define dg_pcp_sync(pcp)		((void)(pcp), synchronize_rcu())
 
 /*
  * Run @fn(@arg) on every online CPU for which @cond(cpu, @arg) is true
