@@ -615,7 +615,7 @@ if [ "$src" != "$top" ]; then
 		# knows how (DG_USER_PCP_IRQ_COST), multi-thread runs as is.
 		irq=()
 		! grep -q DG_USER_PCP_IRQ_COST "$src/c-core/platform/user/dg_platform.h" ||
-			irq=(-DDG_USER_PCP_IRQ_COST)
+			irq=(-DDG_USER_PCP_IRQ_COST -mpopcnt)
 		for b in "$bin" "$mt_bin"; do
 			${CC:-cc} -I"$src/c-core" -I"$src/c-core/platform/user" \
 				-I"$src/abi/include" -I"$top/tests/bench" \

@@ -249,7 +249,11 @@ void dg_user_chunk_release(const void *p)
 
 /* "CPUs": a thread's slot, round robin at first use (dg_platform.h). */
 static int next_cpu;
+#ifndef DG_USER_PCP_IRQ_COST
 __thread int dg_user_cpu_id = -1;
+#else
+__thread int dg_user_cpu_id;	/* one thread: dg_user_this_cpu() */
+#endif
 
 int dg_user_first_cpu(void)
 {

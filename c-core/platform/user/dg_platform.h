@@ -177,12 +177,17 @@ void dg_user_set_cpu(int cpu);
 extern __thread int dg_user_cpu_id;
 int dg_user_first_cpu(void);
 
+#ifndef DG_USER_PCP_IRQ_COST
 static inline int dg_user_this_cpu(void)
 {
 	int cpu = dg_user_cpu_id;
 
 	return __builtin_expect(cpu >= 0, 1) ? cpu : dg_user_first_cpu();
 }
+#else
+/* One thread, on "CPU" 0 from the start (chunk_mem.c): a plain read. */
+#define dg_user_this_cpu()	dg_user_cpu_id
+#endif
 
 static inline void dg_user_cpu_lock(struct dg_cpu_lock *cl)
 {
