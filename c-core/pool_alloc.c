@@ -239,6 +239,40 @@ static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
 	return block_hand_out(pool, chunk, idx, gfp, dma);
 }
 
+/*
+ * Hand out the lowest block of @pcp's alloc run, which has one, and drop
+ * the cache lock.
+ */
+static __always_inline void __dma *run_hand_out(struct dg_pool *pool,
+						struct dg_pcp *pcp, gfp_t gfp,
+						dma_addr_t *dma,
+						unsigned long flags)
+{
+	struct dg_pcp_run *run = &pcp->alloc;
+	struct dg_chunk *chunk = run->chunk;
+	unsigned long bits = run->bits;
+	u32 idx;
+
+	idx = run->word * BITS_PER_LONG + __ffs(bits);
+	WRITE_ONCE(run->bits, bits & (bits - 1));
+	set_bit(idx, chunk_live(pool, chunk));
+	dg_pcp_unlock(pool->pcp, flags);
+	return block_hand_out(pool, chunk, idx, gfp, dma);
+}
+
+/* dg_pool_alloc() with an empty alloc run, under the cache lock. */
+static noinline void __dma *pool_alloc_slow(struct dg_pool *pool,
+					    struct dg_pcp *pcp, gfp_t gfp,
+					    dma_addr_t *dma,
+					    unsigned long flags)
+{
+	if (!pcp_refill(pool, pcp)) {
+		dg_pcp_unlock(pool->pcp, flags);
+		return pool_grow(pool, gfp, dma);
+	}
+	return run_hand_out(pool, pcp, gfp, dma, flags);
+}
+
 /**
  * dg_pool_alloc() - allocate one block
  * @pool: the pool
@@ -249,25 +283,14 @@ static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
  */
 void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
 {
-	struct dg_pcp_run *run;
-	struct dg_chunk *chunk;
 	struct dg_pcp *pcp;
 	unsigned long flags;
-	u32 idx;
 
 	might_alloc(gfp);
 	pcp = dg_pcp_lock(pool->pcp, flags);
-	run = &pcp->alloc;
-	if (unlikely(!run->bits) && !pcp_refill(pool, pcp)) {
-		dg_pcp_unlock(pool->pcp, flags);
-		return pool_grow(pool, gfp, dma);
-	}
-	chunk = run->chunk;
-	idx = run->word * BITS_PER_LONG + __ffs(run->bits);
-	WRITE_ONCE(run->bits, run->bits & (run->bits - 1));
-	set_bit(idx, chunk_live(pool, chunk));
-	dg_pcp_unlock(pool->pcp, flags);
-	return block_hand_out(pool, chunk, idx, gfp, dma);
+	if (unlikely(!pcp->alloc.bits))
+		return pool_alloc_slow(pool, pcp, gfp, dma, flags);
+	return run_hand_out(pool, pcp, gfp, dma, flags);
 }
 
 /*
