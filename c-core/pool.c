@@ -234,11 +234,18 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	}
 	dg_for_each_cpu(cpu)
 		dg_cpu_lock_init(&dg_percpu_ptr(pool->pcp, cpu)->cpu_lock);
-	/* Caches only where a run of blocks is worth it: up to 4 KiB. */
-	pool->pcp_high = min_t(unsigned long, BITS_PER_LONG,
-			       DG_PCP_BYTES / pool->stride);
-	if (pool->pcp_high < 4)
-		pool->pcp_high = 0;
+	/*
+	 * Caches only where a run of 4 blocks or more fits in DG_PCP_BYTES:
+	 * blocks up to 4 KiB. Without, a "run" is one block, taken for the
+	 * allocation that asked.
+	 */
+	if (DG_PCP_BYTES / pool->stride >= 4) {
+		pool->run_shift = min_t(u32, ilog2(BITS_PER_LONG),
+					ilog2(DG_PCP_BYTES / pool->stride));
+		pool->pcp_high = 1u << pool->run_shift;
+	}
+	pool->run_mask = pool->pcp_high == BITS_PER_LONG ? ~0ul :
+			 (1ul << max(pool->pcp_high, 1u)) - 1;
 	pool->table.bits = ilog2(DG_TABLE_MIN_SLOTS);
 	pool->table.shift = pool->chunk_shift;
 	pool_fill_map_full(pool);

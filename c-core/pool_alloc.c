@@ -26,26 +26,23 @@ static __always_inline unsigned long block_offset(const struct dg_pool *pool,
 }
 
 /*
- * Take up to @max free blocks of the first word of @chunk that has any,
- * lowest first. Return: their bits; *@word: the word, *@nr: how many.
+ * Take the free blocks of @chunk's first group (of 2^@shift bits, @mask
+ * from bit 0) that has any. Return: their bits, in their word; *@first:
+ * the group's first bit number, *@nr: how many.
  */
 static unsigned long chunk_take(struct dg_pool *pool, struct dg_chunk *chunk,
-				u32 max, u32 *word, u32 *nr)
+				u32 shift, unsigned long mask, u32 *first,
+				u32 *nr)
 	__must_hold(&pool->lock)
 {
-	u32 w = chunk->hint, n;
-	unsigned long left = chunk->map[w], take = left;
+	u32 w = chunk->hint, lo, n;
+	unsigned long left = chunk->map[w], take;
 
 	dg_assert(left);
-	n = dg_hweight_long(left);
-	if (n > max) {
-		for (take = 0, n = 0; n < max; n++) {
-			take |= left & -left;
-			left &= left - 1;
-		}
-	} else {
-		left = 0;
-	}
+	lo = (u32)__ffs(left) >> shift << shift;
+	take = left & (mask << lo);
+	left &= ~take;
+	n = dg_hweight_long(take);
 	chunk->map[w] = left;
 	if (unlikely(chunk_is_empty(pool, chunk)))
 		pool->nr_empty--;
@@ -59,7 +56,7 @@ static unsigned long chunk_take(struct dg_pool *pool, struct dg_chunk *chunk,
 					    (w + 1) * BITS_PER_LONG) /
 			      BITS_PER_LONG;
 	}
-	*word = w;
+	*first = w * BITS_PER_LONG + lo;
 	*nr = n;
 	return take;
 }
@@ -109,18 +106,10 @@ static void run_flush(struct dg_pool *pool, struct dg_pcp_run *run)
 {
 	if (!run->bits)
 		return;
-	chunk_give(pool, run->chunk, run->word, run->bits,
+	chunk_give(pool, run->chunk, run->first / BITS_PER_LONG, run->bits,
 		   dg_hweight_long(run->bits));
 	/* bits: read without the locks by pcp_has_blocks() and the stats */
 	WRITE_ONCE(run->bits, 0);
-}
-
-/* Whether @run holds as many blocks as a run may. */
-static __always_inline bool run_full(const struct dg_pool *pool,
-				     const struct dg_pcp_run *run)
-{
-	return pool->pcp_high < BITS_PER_LONG &&
-	       dg_hweight_long(run->bits) >= pool->pcp_high;
 }
 
 /* Give every block of @pcp back to its chunk. */
@@ -141,11 +130,11 @@ static noinline bool pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
 	struct dg_pcp_run *run = &pcp->alloc;
 	struct dg_chunk *chunk;
 	unsigned long bits;
-	u32 w, nr;
+	u32 first, nr;
 
 	if (pcp->freed.bits) {
 		run->chunk = pcp->freed.chunk;
-		run->word = pcp->freed.word;
+		run->first = pcp->freed.first;
 		run->gen = pcp->freed.gen;
 		WRITE_ONCE(run->bits, pcp->freed.bits);
 		WRITE_ONCE(pcp->freed.bits, 0);
@@ -157,10 +146,11 @@ static noinline bool pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
 		return false;
 	}
 	chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
-	bits = chunk_take(pool, chunk, max(pool->pcp_high, 1u), &w, &nr);
+	bits = chunk_take(pool, chunk, pool->run_shift, pool->run_mask, &first,
+			  &nr);
 	spin_unlock(&pool->lock);
 	run->chunk = chunk;
-	run->word = w;
+	run->first = first;
 	run->gen = READ_ONCE(pool->chunks_gen);
 	WRITE_ONCE(run->bits, bits);
 	return true;
@@ -210,7 +200,7 @@ static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
 {
 	struct dg_chunk *chunk;
 	unsigned long flags;
-	u32 idx, w, nr;
+	u32 idx, nr;
 
 	chunk = dg_chunk_create(pool, gfp);
 	if (!chunk)
@@ -231,8 +221,7 @@ static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
 	pool->nr_empty++;
 	pool->chunks_allocated++;
 	pool->meta_bytes += dg_ksize(chunk);
-	idx = __ffs(chunk_take(pool, chunk, 1, &w, &nr));
-	idx += w * BITS_PER_LONG;
+	chunk_take(pool, chunk, 0, 1, &idx, &nr);
 	set_bit(idx, chunk_live(pool, chunk));
 	dg_pool_check(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
@@ -253,7 +242,7 @@ static __always_inline void __dma *run_hand_out(struct dg_pool *pool,
 	unsigned long bits = run->bits;
 	u32 idx;
 
-	idx = run->word * BITS_PER_LONG + __ffs(bits);
+	idx = (run->first & ~(BITS_PER_LONG - 1)) + __ffs(bits);
 	WRITE_ONCE(run->bits, bits & (bits - 1));
 	set_bit(idx, chunk_live(pool, chunk));
 	dg_pcp_unlock(pool->pcp, flags);
@@ -376,13 +365,13 @@ static __always_inline struct dg_chunk *pcp_find_chunk(struct dg_pool *pool,
 	return pool_find_chunk(pool, addr);
 }
 
-/* Whether @run may take a free block of word @w of @chunk. */
+/* Whether @run may take the free block @idx of @chunk. */
 static __always_inline bool run_takes(const struct dg_pool *pool,
 				      const struct dg_pcp_run *run,
-				      struct dg_chunk *chunk, u32 w)
+				      struct dg_chunk *chunk, u32 idx)
 {
-	return !run->bits || (run->chunk == chunk && run->word == w &&
-			      !run_full(pool, run));
+	return !run->bits || (run->chunk == chunk &&
+			      !((idx ^ run->first) >> pool->run_shift));
 }
 
 /* Add the free block @idx of @chunk to @run, which may take it. */
@@ -392,7 +381,7 @@ static __always_inline void run_add(struct dg_pool *pool,
 {
 	if (!run->bits) {
 		run->chunk = chunk;
-		run->word = idx / BITS_PER_LONG;
+		run->first = idx >> pool->run_shift << pool->run_shift;
 		run->gen = READ_ONCE(pool->chunks_gen);
 	}
 	WRITE_ONCE(run->bits, run->bits | BIT(idx % BITS_PER_LONG));
@@ -400,24 +389,24 @@ static __always_inline void run_add(struct dg_pool *pool,
 
 /*
  * Cache a freed block in a run of this CPU: the alloc run if it is of
- * the block's word, else the freed run, given back to its chunk first
- * when it is of another word.
+ * the block's group, else the freed run, given back to its chunk first
+ * when it is of another group.
  */
 static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 		    struct dg_chunk *chunk, u32 idx)
 {
 	struct dg_pcp_run *run = &pcp->alloc;
-	u32 w = idx / BITS_PER_LONG;
 
 	if (unlikely(!pool->pcp_high)) {	/* no caches: to the chunk */
 		spin_lock(&pool->lock);
-		chunk_give(pool, chunk, w, BIT(idx % BITS_PER_LONG), 1);
+		chunk_give(pool, chunk, idx / BITS_PER_LONG,
+			   BIT(idx % BITS_PER_LONG), 1);
 		spin_unlock(&pool->lock);
 		return;
 	}
-	if (!run_takes(pool, run, chunk, w)) {
+	if (!run_takes(pool, run, chunk, idx)) {
 		run = &pcp->freed;
-		if (!run_takes(pool, run, chunk, w)) {
+		if (!run_takes(pool, run, chunk, idx)) {
 			spin_lock(&pool->lock);
 			run_flush(pool, run);
 			/*
@@ -489,7 +478,7 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 	struct dg_pcp_run *run;
 	struct dg_chunk *chunk;
 	struct dg_pcp *pcp;
-	u32 idx, w;
+	u32 idx;
 
 	pcp = dg_pcp_lock(pool->pcp, flags);
 	/*
@@ -509,11 +498,10 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 	if (unlikely(free_decode(pool, chunk, addr - dg_dma_addr(chunk->blocks),
 				 dma, &idx) != DG_FREE_OK))
 		goto slow;
-	w = idx / BITS_PER_LONG;
 	run = &pcp->alloc;
-	if (!run_takes(pool, run, chunk, w)) {
+	if (!run_takes(pool, run, chunk, idx)) {
 		run = &pcp->freed;
-		if (!run_takes(pool, run, chunk, w))
+		if (!run_takes(pool, run, chunk, idx))
 			goto slow;
 	}
 	/* The one decision a racing double free cannot slip past. */

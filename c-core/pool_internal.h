@@ -30,14 +30,15 @@
 
 /*
  * Per-CPU caches of free blocks, in runs: a run is free blocks of one
- * bitmap word of one chunk, taken out of the chunk (their bits are clear
- * there) and owned by one CPU. A CPU has two: allocation hands out the
- * lowest block of its alloc run; a free goes to the alloc run when it is
- * of that run's word, else to the freed run, which goes back to its chunk
- * when a free of yet another word comes. An empty alloc run takes the
- * freed run, or a word of the first partial chunk under the pool lock:
- * in-order patterns take the pool lock once per word of blocks each way.
- * A run holds at most DG_PCP_BYTES of blocks.
+ * group of a bitmap word of one chunk (the aligned 2^run_shift bits that
+ * hold DG_PCP_BYTES of blocks at most: the whole word for blocks up to
+ * 256 bytes), taken out of the chunk (their bits are clear there) and
+ * owned by one CPU. A CPU has two: allocation hands out the lowest block
+ * of its alloc run; a free goes to the alloc run when it is of that run's
+ * group, else to the freed run, which goes back to its chunk when a free
+ * of yet another group comes. An empty alloc run takes the freed run, or
+ * a group of the first partial chunk under the pool lock: in-order
+ * patterns take the pool lock once per group of blocks each way.
  */
 #define DG_PCP_BYTES		(16 * 1024ul)
 
@@ -48,8 +49,8 @@
  */
 struct dg_pcp_run {
 	struct dg_chunk *chunk;
-	unsigned long bits;	/* its blocks in word @word; read unlocked */
-	u32 word;
+	unsigned long bits;	/* its blocks, in their word; read unlocked */
+	u32 first;		/* bit number of its group's first block */
 	u32 gen;
 };
 
@@ -78,7 +79,9 @@ struct dg_pool {
 
 	/* Read without the lock: geometry, fixed at creation, and the gen. */
 	struct dg_pcp __percpu *pcp;
-	u32 pcp_high;		/* blocks a run may hold; 0: no caches */
+	u32 pcp_high;		/* blocks in a run's group; 0: no caches */
+	u32 run_shift;		/* log2 of that; 0 without caches */
+	unsigned long run_mask;	/* a group's bits, from bit 0 of a word */
 	u32 chunks_gen;		/* moves on when chunks are freed */
 	u32 size;
 	u32 stride;

@@ -132,19 +132,26 @@ static int ring_measure(struct ring *k, struct ring *d, u64 *k_ns, u64 *d_ns)
 	return ret;
 }
 
+/* A row's measurements, off the stack. */
+struct ring_times {
+	s64 k_us[BENCH_MAX_REPS], d_us[BENCH_MAX_REPS];
+	char kl[256], dl[256];
+};
+
 static int ring_row(size_t size, unsigned int depth)
 {
-	s64 k_us[BENCH_MAX_REPS], d_us[BENCH_MAX_REPS], km, dm, milli;
-	struct ring *k, *d;
-	char kl[256], dl[256];
 	unsigned int i, reps = clamp(ring_reps, 1u, (unsigned int)BENCH_MAX_REPS);
+	struct ring_times *t;
+	struct ring *k, *d;
+	s64 km, dm, milli;
 	u64 kn, dn;
 	int ret;
 
 	k = kzalloc(sizeof(*k), GFP_KERNEL);
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	ret = -ENOMEM;
-	if (!k || !d)
+	if (!k || !d || !t)
 		goto out;
 	k->depth = depth;
 	d->depth = depth;
@@ -157,22 +164,22 @@ static int ring_row(size_t size, unsigned int depth)
 	ret = ret ?: ring_steps(k, 4 * depth) ?: ring_steps(d, 4 * depth);
 	for (i = 0; i < reps && !ret; i++) {
 		ret = ring_measure(k, d, &kn, &dn);
-		k_us[i] = div_u64(kn, NSEC_PER_USEC);
-		d_us[i] = div_u64(dn, NSEC_PER_USEC);
+		t->k_us[i] = div_u64(kn, NSEC_PER_USEC);
+		t->d_us[i] = div_u64(dn, NSEC_PER_USEC);
 	}
 	if (ret)
 		goto out;
-	km = bench_median(k_us, reps);
-	dm = bench_median(d_us, reps);
-	bench_format_list(kl, sizeof(kl), k_us, reps);
-	bench_format_list(dl, sizeof(dl), d_us, reps);
+	km = bench_median(t->k_us, reps);
+	dm = bench_median(t->d_us, reps);
+	bench_format_list(t->kl, sizeof(t->kl), t->k_us, reps);
+	bench_format_list(t->dl, sizeof(t->dl), t->d_us, reps);
 	milli = div64_s64(dm * 1000, km ?: 1);
 	pr_info("BENCH ring kernel=%s backend=%s size=%zu depth=%u steps=%u kernel_us=%lld dmaguard_us=%lld ratio=%lld.%03lld\n",
 		init_utsname()->release, bench_backend, size, depth,
 		max(ring_steps_nr / RING_TURN, 1u) * RING_TURN, km, dm,
 		milli / 1000, milli % 1000);
 	pr_info("BENCH ring-reps kernel=%s size=%zu depth=%u kernel_us=%s dmaguard_us=%s\n",
-		init_utsname()->release, size, depth, kl, dl);
+		init_utsname()->release, size, depth, t->kl, t->dl);
 out:
 	if (ret)
 		pr_err("BENCH error ring size=%zu depth=%u: %d\n", size, depth,
@@ -185,6 +192,7 @@ out:
 		ring_drain(d);
 		dmaguard_pool_destroy(d->dpool);
 	}
+	kfree(t);
 	kfree(k);
 	kfree(d);
 	return ret;
