@@ -40,8 +40,8 @@
  *
  * Per-CPU caches: a freed block goes to its CPU's cache, and an
  * allocation takes from it, without the pool lock; the cache takes from
- * and gives back to the chunks a bitmap word at a time under the pool
- * lock (pool_internal.h, struct dg_pcp_run). A block's "live" bit,
+ * and gives back to the chunks a group of a bitmap word at a time under
+ * the pool lock (pool_internal.h, struct dg_pcp_run). A block's "live" bit,
  * flipped atomically, is what tells a free of a live block from a double
  * free wherever the block was cached.
  *
