@@ -7,20 +7,22 @@
 #
 # Check groups: `make check-<group>` runs one group and writes one line
 # per test case ("ok - name" / "not ok - name") to build/results/<group>;
-# scripts/check.sh runs them all and prints the closing tally. The groups
-# of CHECK_GROUPS run as many at a time as there are CPUs (none of them
-# keeps two busy alone), after CHECK_PREP, the userspace programs more than
-# one of them would otherwise build at once; then CHECK_GROUPS_ALONE (a
-# group that keeps every CPU busy), then CHECK_GROUPS_LAST (a group reading
-# what others made).
+# scripts/check.sh runs them all and prints the closing tally, after
+# CHECK_PREP, the userspace programs more than one group would otherwise
+# build at once. CHECK_GROUPS_FIRST (the VM boots, which keep every CPU
+# busy most of the time) start first at normal priority; beside them the
+# groups of CHECK_GROUPS run as many at a time as there are CPUs (none of
+# them keeps two busy alone) at idle priority, on the CPU time the first
+# leave; then CHECK_GROUPS_LAST (a group reading what others made).
 
 TOP		:= $(CURDIR)
 BUILD		:= $(TOP)/build
 RESULTS		:= $(BUILD)/results
 CHECK_GROUPS	:=
-CHECK_GROUPS_ALONE :=
+CHECK_GROUPS_FIRST :=
 CHECK_GROUPS_LAST :=
 CHECK_PREP	:=
+NPROC		:= $(shell nproc 2>/dev/null || echo 2)
 
 # pyenv's python3 is a shell shim that runs pyenv before the interpreter:
 # about a second and 0.7 CPU-seconds a call, and the harness calls python3
@@ -44,11 +46,15 @@ include $(sort $(wildcard scripts/mk/*.mk))
 all: modules lib
 
 check: deps kernels
-	@$(MAKE) --no-print-directory check-prep || true
-	@scripts/check.sh $(CHECK_GROUPS) -- $(CHECK_GROUPS_ALONE) -- $(CHECK_GROUPS_LAST)
+	@$(MAKE) --no-print-directory -k -j$(NPROC) check-prep || true
+	@scripts/check.sh $(addprefix +,$(CHECK_GROUPS_FIRST)) $(CHECK_GROUPS) -- $(CHECK_GROUPS_LAST)
 
-# A failure here is the failing group's to report, when it builds again.
-check-prep: $(CHECK_PREP)
+# What more than one group uses, or the VM group needs before its first
+# boot, built in parallel before the groups start, so that the boots are
+# not kept waiting by builds one CPU at a time (the groups and check-vm
+# build the same things again incrementally: nothing then). A failure here
+# is the failing group's to report, when it builds again.
+check-prep: $(CHECK_PREP) $(VM_DEPS) modules-test
 
 clean:
 	rm -rf $(BUILD)

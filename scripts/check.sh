@@ -3,12 +3,17 @@
 # Run every check group, never stopping at the first red one, then count
 # every test case of every group and print the closing tally.
 #
-#   check.sh GROUP... [-- GROUP...]...
+#   check.sh [+GROUP...] GROUP... [-- [+]GROUP...]...
 #
 # Each "--" starts a phase; a phase begins when the one before has ended.
 # The groups of a phase run CHECK_JOBS at a time (default: the number of
 # CPUs), each one's output shown when it ends; a phase of one group shows
-# it as it comes.
+# it as it comes. A "+GROUP" starts first and runs beside the others,
+# outside that count, at normal priority; the others of its phase then run
+# at idle priority (SCHED_IDLE, nice 19): they take only the CPU time it
+# leaves (a VM group: its boots keep their speed, so their timeouts and
+# timings mean what they mean alone, and its builds and waits leave CPUs
+# to the others).
 #
 # A group is `make check-<group>`; it writes build/results/<group> with one
 # line per case: "ok - <name>" or "not ok - <name>". A group that exits
@@ -47,22 +52,39 @@ run_group() {
 		"$cpu CPU-s)"
 }
 
-# run_phase GROUP...: the groups, $jobs at a time.
+# run_phase [+]GROUP...: the groups, $jobs at a time, the "+" ones beside.
 run_phase() {
-	local g
-	local -A running=()
-	for g in "$@"; do rm -f "$results/$g"; done
-	if [ $# -eq 1 ] || [ "$jobs" -le 1 ]; then
+	local g idle=0 nfg=0
+	local -A running=() fg=()
+	for g in "$@"; do
+		[ "${g#+}" = "$g" ] || fg[${g#+}]=1
+		rm -f "$results/${g#+}"
+	done
+	if [ ${#fg[@]} -eq 0 ] && { [ $# -eq 1 ] || [ "$jobs" -le 1 ]; }; then
 		for g in "$@"; do
 			echo "=== check group: $g"
 			(run_group "$g")
 		done
 		return
 	fi
-	for g in "$@"; do
-		while [ ${#running[@]} -ge "$jobs" ]; do reap; done
-		echo "=== check group: $g (started; $jobs groups at a time, output when it ends)"
+	for g in "${!fg[@]}"; do
+		echo "=== check group: $g (started; beside the others, output when it ends)"
 		(run_group "$g") > "$results/$g.log" 2>&1 &
+		running[$!]=$g
+		nfg=$((nfg + 1))
+		idle=1
+	done
+	for g in "$@"; do
+		[ "${g#+}" = "$g" ] || continue
+		while [ $(( ${#running[@]} - nfg )) -ge "$jobs" ]; do reap; done
+		echo "=== check group: $g (started; $jobs groups at a time$([ $idle = 1 ] && echo ', idle priority'), output when it ends)"
+		(
+			if [ $idle = 1 ]; then
+				renice -n 19 -p "$BASHPID"
+				chrt --idle -p 0 "$BASHPID"
+			fi > /dev/null 2>&1
+			run_group "$g"
+		) > "$results/$g.log" 2>&1 &
 		running[$!]=$g
 	done
 	while [ ${#running[@]} -gt 0 ]; do reap; done
@@ -73,6 +95,7 @@ run_phase() {
 reap() {
 	local pid
 	wait -n -p pid
+	[ -z "${fg[${running[$pid]}]:-}" ] || nfg=$((nfg - 1))
 	echo "=== output of check group: ${running[$pid]}"
 	cat "$results/${running[$pid]}.log"
 	unset "running[$pid]"
@@ -86,7 +109,7 @@ for g in "$@" --; do
 		phase=()
 	else
 		phase+=("$g")
-		all+=("$g")
+		all+=("${g#+}")
 	fi
 done
 

@@ -36,7 +36,7 @@ VM_BIN_DIR	:= $(BUILD)/vm-bin
 vm_ko_dir	= $(BUILD)/vm-ko/$(1)
 VM_DEPS		?=
 CHECK_GROUPS	+= planted
-CHECK_GROUPS_ALONE += vm
+CHECK_GROUPS_FIRST += vm
 export VM_BIN_DIR VM_JOBS VM_SELFTEST BACKEND
 
 # Guest programs: every tests/vm/bin/*.c, static with musl.

@@ -49,14 +49,49 @@ def mend(lines):
 	return out
 
 
+def devices(qemu):
+	"""A spec's qemu: arguments as (machine, devices): the "-device X"
+	pairs apart from the rest (the machine: -M, -global, ...)."""
+	machine, devs = [], []
+	i = 0
+	while i < len(qemu):
+		if qemu[i] == '-device' and i + 1 < len(qemu):
+			devs.append(qemu[i + 1])
+			i += 2
+		else:
+			machine.append(qemu[i])
+			i += 1
+	return tuple(machine), devs
+
+
 def batch_key(spec, backend):
 	"""What a boot is made of besides its steps: specs with the same key
-	may share one boot (the memory is the largest asked for). None: the
-	spec boots alone (it expects or allows a WARNING or a taint, which a
-	shared boot could not pin on it)."""
+	may share one boot. The machine is the same (backend, qemu: arguments
+	but its devices, append:, smp:); the boot has every device any of
+	them asks for and the most memory (machine_of()): a spec that does
+	not use a device is not changed by its presence. A spec without smp:
+	has None there, and may join a boot of any vCPU count (plan()).
+	None: the spec boots alone (it expects or allows a WARNING or a taint,
+	which a shared boot could not pin on it)."""
 	if spec['expect-warning'] or spec['allow-warning'] or spec['allow-taint']:
 		return None
-	return (backend, spec['smp'], tuple(spec['qemu']), tuple(spec['append']))
+	return (backend, devices(spec['qemu'])[0], tuple(spec['append']),
+		spec['smp'])
+
+
+def machine_of(specs):
+	"""The boot of specs sharing a batch_key(): the first spec's, with
+	the vCPUs one of them asks for, the most memory, every spec's devices
+	(first use first, each once) and the sum of their timeouts."""
+	boot = dict(specs[0])
+	boot['smp'] = max(sp['smp'] or 1 for sp in specs)
+	boot['mem'] = max((sp['mem'] for sp in specs), key=mem_bytes)
+	boot['timeout'] = sum(sp['timeout'] for sp in specs)
+	machine, devs = devices(specs[0]['qemu'])
+	for sp in specs[1:]:
+		devs += [d for d in devices(sp['qemu'])[1] if d not in devs]
+	boot['qemu'] = list(machine) + [a for d in devs for a in ('-device', d)]
+	return boot
 
 
 def mem_bytes(size):
@@ -190,8 +225,10 @@ def whole(serial):
 def plan(items, parse):
 	"""Group boots: items are (name, backend, spec path) in order; parse(path)
 	returns the parsed spec or None (a bad spec, or one not for this
-	kernel: it boots alone and its own boot says why). Returns lists of
-	items, one per boot, in the order of their first item."""
+	kernel: it boots alone and its own boot says why). Specs without smp:
+	join the first group of the same machine that has one (the fewest
+	boots). Returns lists of items, one per boot, in the order of their
+	first item."""
 	groups = {}
 	order = []
 	for item in items:
@@ -204,4 +241,12 @@ def plan(items, parse):
 		else:
 			groups[key] = [item]
 			order.append(groups[key])
+	for key, group in list(groups.items()):
+		if key[-1] is not None:
+			continue
+		into = [g for k, g in groups.items()
+			if k[:-1] == key[:-1] and k[-1] is not None]
+		if into:
+			into[0] += group
+			order.remove(group)
 	return order

@@ -23,7 +23,8 @@
 #                      with the other steps; must exit 0, else the spec fails.
 #   test: NAME: CMD    Same, but its exit status is its own result line
 #                      "vm/<kver>/<spec>/NAME" (userspace test programs).
-#   smp: N             vCPUs (default 1).
+#   smp: N             vCPUs (default 1; a spec that does not say shares
+#                      a boot with any number, SHARED BOOTS).
 #   mem: SIZE          guest memory (default 640M: the debug kernel's boot,
 #                      KASAN shadow and kmemleak scans grow with it; under
 #                      512M the kernel turns transparent huge pages off).
@@ -92,7 +93,8 @@
 # SHARED BOOTS. Most of a boot's time under TCG is the kernel's boot, so
 # specs that would boot the same machine share one boot (`--boot NAME=SPEC`
 # more than once; `--plan` groups a list): same kernel, DMA backend,
-# smp:, qemu: and append: (mem: the largest; timeout: the sum). A spec
+# qemu: but its -device arguments, append: and smp: where the spec has one
+# (every spec's devices, the largest mem:, the sum of the timeouts). A spec
 # with expect-warning:, allow-warning: or allow-taint: boots alone. The
 # guest runs the specs in turn, each as a boot would start it (no module
 # of the one before loaded, an empty /tmp), and marks each one's part of
@@ -228,7 +230,7 @@ class SpecError(Exception):
 
 def default_spec():
 	"""A spec with no lines: what each key is when a spec leaves it out."""
-	return {'smp': 1, 'mem': '640M', 'qemu': [], 'append': [], 'timeout': 120,
+	return {'smp': None, 'mem': '640M', 'qemu': [], 'append': [], 'timeout': 120,
 		'kernels': None, 'expect-warning': [], 'allow-warning': [],
 		'expect-log': [], 'allow-taint': '', 'ktap': None, 'steps': [],
 		'backends': None}
@@ -392,7 +394,7 @@ def build_initramfs(items, args, work):
 def boot(spec, args, backend, initrd, log):
 	b = BACKENDS[backend]
 	cmd = ['qemu-system-x86_64', '-accel', 'tcg', '-cpu', 'max',
-	       '-m', spec['mem'], '-smp', str(spec['smp']),
+	       '-m', spec['mem'], '-smp', str(spec['smp'] or 1),
 	       '-nographic', '-no-reboot',
 	       '-kernel', args.image or f'/boot/vmlinuz-{args.kver}',
 	       '-initrd', initrd,
@@ -650,9 +652,7 @@ def run_boot(items, args):
 	if os.path.exists(log):
 		os.unlink(log)
 	backend = items[0][1]
-	spec0 = dict(items[0][2])
-	spec0['timeout'] = sum(sp['timeout'] for _, _, sp in items)
-	spec0['mem'] = max((sp['mem'] for _, _, sp in items), key=shared.mem_bytes)
+	spec0 = shared.machine_of([sp for _, _, sp in items])
 	try:
 		initrd = build_initramfs(items, args, work)
 	except SpecError as e:
