@@ -33,8 +33,9 @@
 # Usage: abi-check.sh [--src DIR] [--name NAME] [--out DIR] [--baseline DIR]
 #   --src       tree to check (default: this repository); used by the
 #               planted-change tests on a copy
-#   --name      build directory name for build-modules.sh (default: abi,
-#               dmaguard.ko alone from a copy of this tree)
+#   --name      build directory name for build-modules.sh (default: main,
+#               the production build `make modules` and the consumers
+#               use: dmaguard.ko alone, whatever tests/ holds)
 #   --out       where the current representation goes (default: build/abi)
 #   --baseline  baseline directory (default: <src>/abi/baseline)
 #   --no-modules  skip the module build and the exports check
@@ -105,19 +106,19 @@ if ! python3 "$abipy" dump --include "$inc" --out "$out/current"; then
 	exit 1
 fi
 
-# Module builds: Module.symvers per kernel. The tree's own check builds
-# dmaguard.ko alone (Kbuild without tests/, from a copy under OUT), so
-# that an unrelated test module that does not build cannot fail the ABI.
+# Module builds: Module.symvers per kernel. The tree's own check takes
+# the production flavour from the main build (dmaguard.ko alone: the
+# consumers link against the same) and builds the test flavour from a
+# copy under OUT whose Kbuild has no tests/, so that an unrelated test
+# module that does not build cannot fail the ABI.
 declare -A symvers
-flavours=0
+flavours=0 iso=
 if [ "$modules" = 1 ] && [ "$src" = "$top" ] && [ "$name" = main ]; then
 	iso=$out/tree
 	rm -rf "$iso"
 	mkdir -p "$iso"
 	cp -rp "$top/abi" "$top/c-core" "$iso/"
 	sed '/^obj-m += tests\//d' "$top/Kbuild" > "$iso/Kbuild"
-	src=$iso
-	name=abi
 	flavours=1
 fi
 if [ "$modules" = 1 ]; then
@@ -171,11 +172,11 @@ for kver in $(printf '%s\n' "${!symvers[@]}" | sort -V); do
 	# copy's Kbuild has no tests/): its exports against production's.
 	b=$top/build/kernel/$kver
 	if DMAGUARD_TEST_HOOKS=1 KVER=$kver "$top/scripts/build-modules.sh" \
-		--src "$src" --name "$name-test" >&2; then
+		--src "$iso" --name abi-test >&2; then
 		python3 "$top/scripts/abi/flavours.py" "$kver" \
 			"${symvers[$kver]}" "$b/$name/ko/dmaguard.ko" \
-			"$b/$name-test/src/Module.symvers" \
-			"$b/$name-test/ko/dmaguard.ko" || rc=1
+			"$b/abi-test/src/Module.symvers" \
+			"$b/abi-test/ko/dmaguard.ko" || rc=1
 	else
 		line "not ok - abi/flavours/$kver # test flavour did not build"
 	fi

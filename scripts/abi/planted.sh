@@ -151,8 +151,7 @@ if edit "$d/abi/include/dmaguard/pool.h" "s.replace('\t__aligned_u64 bad_free_do
    edit "$d/abi/shim/pool_abi.c" "s + '\nunsigned int dmaguard_planted_new(void)\n{\n\treturn 1;\n}\nDG_EXPORT(dmaguard_planted_new);\n'"; then
 	run_case $c "added export, field appended to dmaguard_pool_stats, __reserved0 of the opts used, new flag" pass 1
 	# The CRCs, against the tree's own build for the same kernel.
-	main=$top/build/kernel/$kver/abi/src/Module.symvers	# abi-check's build
-	[ -f "$main" ] || main=$top/build/kernel/$kver/main/src/Module.symvers
+	main=$top/build/kernel/$kver/main/src/Module.symvers	# abi-check's build
 	new=$top/build/kernel/$kver/abi-planted-$c/src/Module.symvers
 	moved=
 	for sym in dmaguard_pool_create_opts dmaguard_pool_get_stats; do
