@@ -126,6 +126,8 @@ struct dg_pin_pcpu {
 } __aligned(64);	/* userspace's per-CPU slots are one array */
 
 struct dg_pin_cache {
+	/* first: dg_pin_cache_plat() is a cast (every get checks its mm) */
+	struct dg_pin_plat plat;
 	/* read by lock-free hits and puts, written at create and free */
 	struct hlist_head *hash;	/* RCU; changed under the lock */
 	struct dg_pin_pcpu __percpu *pcpu;
@@ -147,8 +149,10 @@ struct dg_pin_cache {
 	u32 nr_indexed;
 	u64 misses, invalidations, inval_ignored, evictions, retries;
 	u64 prot_checks, bad_puts;
-	struct dg_pin_plat plat;
 };
+
+static_assert(offsetof(struct dg_pin_cache, plat) == 0,
+	      "dg_pin_cache_plat() casts");
 
 /* Serial numbers of entries, for handle cookies; 0 is never one. */
 static atomic_t dg_pin_serial = ATOMIC_INIT(0);
@@ -1107,15 +1111,4 @@ void dg_pin_get_stats(struct dg_pin_cache *c, struct dg_pin_stats *st)
 	st->entries_indexed = c->nr_indexed;
 	st->handles = handles_now(c);
 	spin_unlock(&c->lock);
-}
-
-/**
- * dg_pin_cache_plat() - the platform state of a cache
- * @c: the cache
- *
- * Return: the struct dg_pin_plat the platform hooks are handed.
- */
-struct dg_pin_plat *dg_pin_cache_plat(struct dg_pin_cache *c)
-{
-	return &c->plat;
 }
