@@ -7,13 +7,14 @@
 #
 # Check groups: `make check-<group>` runs one group and writes one line
 # per test case ("ok - name" / "not ok - name") to build/results/<group>;
-# scripts/check.sh runs them all and prints the closing tally, after
-# CHECK_PREP, the userspace programs more than one group would otherwise
-# build at once. CHECK_GROUPS_FIRST (the VM boots, which keep every CPU
-# busy most of the time) start first at normal priority; beside them the
-# groups of CHECK_GROUPS run as many at a time as there are CPUs (none of
-# them keeps two busy alone) at idle priority, on the CPU time the first
-# leave; then CHECK_GROUPS_LAST (a group reading what others made).
+# scripts/check.sh runs them all and prints the closing tally.
+# CHECK_GROUPS_FIRST (the VM boots, which keep every CPU busy most of the
+# time) start first, at normal priority. Beside them, at idle priority
+# (on the CPU time they leave): CHECK_PREP (the userspace programs more
+# than one group would otherwise build at once), then the groups of
+# CHECK_GROUPS as many at a time as there are CPUs (none of them keeps
+# two busy alone). Then CHECK_GROUPS_LAST (a group reading what others
+# made).
 
 TOP		:= $(CURDIR)
 BUILD		:= $(TOP)/build
@@ -46,15 +47,14 @@ include $(sort $(wildcard scripts/mk/*.mk))
 all: modules lib
 
 check: deps kernels
-	@$(MAKE) --no-print-directory -k -j$(NPROC) check-prep || true
-	@scripts/check.sh $(addprefix +,$(CHECK_GROUPS_FIRST)) $(CHECK_GROUPS) -- $(CHECK_GROUPS_LAST)
+	@scripts/check.sh --prep check-prep $(addprefix +,$(CHECK_GROUPS_FIRST)) \
+		$(CHECK_GROUPS) -- $(CHECK_GROUPS_LAST)
 
-# What more than one group uses, or the VM group needs before its first
-# boot, built in parallel before the groups start, so that the boots are
-# not kept waiting by builds one CPU at a time (the groups and check-vm
-# build the same things again incrementally: nothing then). A failure here
-# is the failing group's to report, when it builds again.
-check-prep: $(CHECK_PREP) $(VM_DEPS) modules-test
+# What more than one group uses, built before those groups start, beside
+# the first (scripts/check.sh --prep; a failure here is the failing
+# group's to report, when it builds again). The VM group builds its own
+# before its first boot.
+check-prep: $(CHECK_PREP)
 
 clean:
 	rm -rf $(BUILD)

@@ -3,7 +3,7 @@
 # Run every check group, never stopping at the first red one, then count
 # every test case of every group and print the closing tally.
 #
-#   check.sh [+GROUP...] GROUP... [-- [+]GROUP...]...
+#   check.sh [--prep TARGET] [+GROUP...] GROUP... [-- [+]GROUP...]...
 #
 # Each "--" starts a phase; a phase begins when the one before has ended.
 # The groups of a phase run CHECK_JOBS at a time (default: the number of
@@ -13,7 +13,9 @@
 # at idle priority (SCHED_IDLE, nice 19): they take only the CPU time it
 # leaves (a VM group: its boots keep their speed, so their timeouts and
 # timings mean what they mean alone, and its builds and waits leave CPUs
-# to the others).
+# to the others). --prep: `make -k TARGET` (what several groups use)
+# before the first phase's other groups start, beside its "+" ones, at
+# their priority.
 #
 # A group is `make check-<group>`; it writes build/results/<group> with one
 # line per case: "ok - <name>" or "not ok - <name>". A group that exits
@@ -74,6 +76,17 @@ run_phase() {
 		nfg=$((nfg + 1))
 		idle=1
 	done
+	if [ -n "$prep" ]; then
+		echo "=== check prep: make $prep$([ $idle = 1 ] && echo ' (idle priority)')"
+		(
+			if [ $idle = 1 ]; then
+				renice -n 19 -p "$BASHPID"
+				chrt --idle -p 0 "$BASHPID"
+			fi > /dev/null 2>&1
+			make -C "$top" --no-print-directory -k -j"$jobs" "$prep"
+		) || echo "=== check prep: make $prep failed (the groups using it will say why)"
+		prep=
+	fi
 	for g in "$@"; do
 		[ "${g#+}" = "$g" ] || continue
 		while [ $(( ${#running[@]} - nfg )) -ge "$jobs" ]; do reap; done
@@ -101,6 +114,11 @@ reap() {
 	unset "running[$pid]"
 }
 
+prep=
+if [ "${1:-}" = --prep ]; then
+	prep=$2
+	shift 2
+fi
 all=()
 phase=()
 for g in "$@" --; do

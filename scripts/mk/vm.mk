@@ -57,13 +57,21 @@ check-planted:
 	@scripts/vm/planted.sh applies | tee $(RESULTS)/planted; \
 		! grep -q '^not ok' $(RESULTS)/planted
 
+# In parallel: the consumers' kbuild calls one after another keep one CPU
+# busy, the others fill the second.
 vm-deps: deps
-	$(if $(strip $(VM_DEPS)),@$(MAKE) --no-print-directory $(VM_DEPS))
+	$(if $(strip $(VM_DEPS)),@$(MAKE) --no-print-directory -j$(NPROC) $(VM_DEPS))
 
 # check-vm builds the modules itself, per kernel, so that a kernel whose
-# build fails is reported and the other one still boots.
-check-vm: vm-deps
+# build fails is reported and the other one still boots; beside the other
+# dependencies first (vm-modules: a failure there is check-vm's to report).
+check-vm: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) $(VM_DEPS) vm-modules
 	@scripts/vm/check-vm.sh
+
+.PHONY: vm-modules
+vm-modules: deps
+	@DMAGUARD_TEST_HOOKS=1 scripts/build-modules.sh || true
 
 # The report specs load the test flavour and the guest programs only: no
 # kernel build (make kernels), no Rust or consumer modules.

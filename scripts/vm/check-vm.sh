@@ -70,12 +70,26 @@ if [ "$selftest" = 1 ] && ! "$top/scripts/vm/selftest.sh" prepare "$selftest_kve
 	echo "not ok - vm-harness/build # harness fixtures did not build" >> "$results"
 	selftest=0
 fi
-# A planted case that does not build is judged (red) with the others.
-[ "$selftest" = 1 ] && "$top/scripts/vm/planted.sh" prepare "$selftest_kver" >&2
+# The planted cases build while the first boots run (a case that does
+# not build is judged, red, with the others); their boots join the queue
+# once built, after the debug kernel's own.
+planted_ready=$vm_out/.planted-prepared
+rm -f "$planted_ready"
+if [ "$selftest" = 1 ]; then
+	{ "$top/scripts/vm/planted.sh" prepare "$selftest_kver" >&2 || true
+	  touch "$planted_ready"; } &
+fi
 
+# fixture_jobs: the harness self-test's boots, then the planted cases'
+# once they are built.
+fixture_jobs() {
+	"$top/scripts/vm/selftest.sh" jobs "$selftest_kver"
+	while [ ! -e "$planted_ready" ]; do sleep 1; done
+	"$top/scripts/vm/planted.sh" jobs "$selftest_kver"
+}
+fixtures=
+[ "$selftest" = 1 ] && fixtures=1
 {
-	[ "$selftest" = 1 ] && "$top/scripts/vm/selftest.sh" jobs "$selftest_kver"
-	[ "$selftest" = 1 ] && "$top/scripts/vm/planted.sh" jobs "$selftest_kver"
 	# The slowest kernel first (the debug one, whose boots are the
 	# longest), then the others newest first, so that no long boot
 	# starts when the others are done.
@@ -89,8 +103,12 @@ fi
 				echo "$n $top/tests/vm/$s.vmtest"
 			done
 		done | vm_shared_jobs "$kver" "$top/build/kernel/$kver/test/ko"
+		[ -z "$fixtures" ] || fixture_jobs
+		fixtures=
 	done
+	[ -z "$fixtures" ] || fixture_jobs
 } | vm_run_jobs
+wait
 
 for kver in "${kernels[@]}"; do
 	if [ -z "${built[$kver]:-}" ]; then
