@@ -227,9 +227,11 @@ consumer() {
 	fi
 }
 
-for kver in $("$top/scripts/kernels.sh"); do
+# kernel_consumers KVER: every consumer of one kernel, in order; exits 1
+# when one failed.
+kernel_consumers() {
+	local kver=$1 consumers rust=0 sym c
 	consumers="c-driver frozen-v1.0 no-import"
-	rust=0
 	if grep -qx 'CONFIG_RUST=y' "$("$top/scripts/kernels.sh" --kdir "$kver")/.config" 2>/dev/null; then
 		rust=1 consumers="$consumers rust-driver"
 	elif [[ $kver == *-dmaguard-debug ]]; then
@@ -241,7 +243,7 @@ for kver in $("$top/scripts/kernels.sh"); do
 		for c in $consumers; do
 			result "not ok - abi/consumers/$kver/$c # dmaguard.ko did not build"
 		done
-		continue
+		return 1
 	fi
 	sym=$top/build/kernel/$kver/main/src/Module.symvers
 	for c in $consumers; do
@@ -251,6 +253,25 @@ for kver in $("$top/scripts/kernels.sh"); do
 		readme_rust "$kver" "$work/$kver/readme-rust" "$sym"
 		rust_misuse "$kver" "$work/$kver/rust-misuse" "$sym"
 	fi
+	return $rc
+}
+
+# Two kernels at a time (each kernel's kbuild calls follow one another and
+# keep one CPU busy), the built kernels first (their kbuild calls cost the
+# most); the result lines in kernels.sh's order.
+mapfile -t kernels < <("$top/scripts/kernels.sh")
+for kver in $(printf '%s\n' "${kernels[@]}" | grep -e '-dmaguard-'; \
+	      printf '%s\n' "${kernels[@]}" | grep -v -e '-dmaguard-'); do
+	[ "$(jobs -r | wc -l)" -lt 2 ] || wait -n || true
+	mkdir -p "$work/$kver"
+	rm -f "$work/$kver.rc"
+	{ kernel_consumers "$kver" > "$work/$kver.results"
+	  echo $? > "$work/$kver.rc"; } &
+done
+wait
+for kver in "${kernels[@]}"; do
+	cat "$work/$kver.results"
+	[ "$(cat "$work/$kver.rc" 2>/dev/null)" = 0 ] || rc=1
 done
 [ "$keep" = 1 ] && exit 0
 exit $rc
