@@ -40,9 +40,13 @@ while read -r v d; do
 done < <(kernel_built)
 
 # The kernel V must be known: print nothing and fail otherwise.
+# Membership tests read the whole list (grep without -q): with pipefail,
+# grep -q leaving at the first line makes printf's next write fail, and
+# the pipeline with it (seen under load: "KVER=<first kernel> has no
+# headers + image").
 known() {
 	[ -n "${built_dir[$1]:-}" ] && return 0
-	printf '%s\n' "${distro[@]}" | grep -qxF "$1" && return 0
+	printf '%s\n' "${distro[@]}" | grep -xF -- "$1" >/dev/null && return 0
 	echo "kernels: unknown kernel '$1'" >&2
 	exit 1
 }
@@ -79,13 +83,13 @@ fi
 
 if [ -n "${KVER:-}" ]; then
 	for v in $KVER; do
-		printf '%s\n' "${distro[@]}" "${built[@]}" | grep -qxF "$v" || {
+		printf '%s\n' "${distro[@]}" "${built[@]}" | grep -xF -- "$v" >/dev/null || {
 			echo "kernels: KVER=$v has no headers + image;" \
 				"available: ${distro[*]} ${built[*]}" >&2
 			exit 1
 		}
 		# A list asked for stays that list.
-		printf '%s\n' "${avail[@]}" | grep -qxF "$v" && echo "$v"
+		printf '%s\n' "${avail[@]}" | grep -xF -- "$v" >/dev/null && echo "$v"
 	done
 	exit 0
 fi

@@ -60,14 +60,21 @@ void dgt_reclaim(void)
 	       st.chunks_empty);
 	msleep(400);
 	waited = 400;
+	/*
+	 * A release is counted under the pool lock, its memory freed after
+	 * dg_pcp_sync() (an RCU grace period: long on RT under load): wait
+	 * for both.
+	 */
 	for (;;) {
 		dgt_stats(pool, &st);
-		if (st.chunks_released >= 3 || waited >= 5000)
+		bytes1 = dg_test_chunk_bytes();
+		if ((st.chunks_released >= 3 &&
+		     bytes0 - bytes1 >= 3 * (long)st.chunk_size) ||
+		    waited >= 5000)
 			break;
 		msleep(50);
 		waited += 50;
 	}
-	bytes1 = dg_test_chunk_bytes();
 	pr_info("# reclaim: after %u ms: chunks %u, released %llu, chunk bytes %ld -> %ld\n",
 		waited, st.chunks, st.chunks_released, bytes0, bytes1);
 	EXPECT(ok, st.chunks_released > 0, "no chunk released after %u ms",
