@@ -70,7 +70,12 @@ sync_farm() {
 
 jobs=$(nproc 2>/dev/null || echo 2)
 rc=0
-for kver in $("$top/scripts/kernels.sh"); do
+# No list, no build: an empty loop would exit 0 having built nothing.
+kvers=$("$top/scripts/kernels.sh") || {
+	echo "build-modules: scripts/kernels.sh gave no kernel list" >&2
+	exit 1
+}
+for kver in $kvers; do
 	out=$top/build/kernel/$kver/$name
 	mkdir -p "$out"
 	# One build per directory at a time (several engineers, one tree).
