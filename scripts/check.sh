@@ -54,6 +54,15 @@ run_group() {
 		"$cpu CPU-s)"
 }
 
+# idle_priority: this subshell and what it starts run at idle priority
+# (SCHED_IDLE where chrt can set it, nice 19 always).
+idle_priority() {
+	{
+		renice -n 19 -p "$BASHPID"
+		chrt --idle -p 0 "$BASHPID"
+	} > /dev/null 2>&1
+}
+
 # run_phase [+]GROUP...: the groups, $jobs at a time, the "+" ones beside.
 run_phase() {
 	local g idle=0 nfg=0
@@ -79,10 +88,7 @@ run_phase() {
 	if [ -n "$prep" ]; then
 		echo "=== check prep: make $prep$([ $idle = 1 ] && echo ' (idle priority)')"
 		(
-			if [ $idle = 1 ]; then
-				renice -n 19 -p "$BASHPID"
-				chrt --idle -p 0 "$BASHPID"
-			fi > /dev/null 2>&1
+			[ $idle = 0 ] || idle_priority
 			make -C "$top" --no-print-directory -k -j"$jobs" "$prep"
 		) || echo "=== check prep: make $prep failed (the groups using it will say why)"
 		prep=
@@ -92,10 +98,7 @@ run_phase() {
 		while [ $(( ${#running[@]} - nfg )) -ge "$jobs" ]; do reap; done
 		echo "=== check group: $g (started; $jobs groups at a time$([ $idle = 1 ] && echo ', idle priority'), output when it ends)"
 		(
-			if [ $idle = 1 ]; then
-				renice -n 19 -p "$BASHPID"
-				chrt --idle -p 0 "$BASHPID"
-			fi > /dev/null 2>&1
+			[ $idle = 0 ] || idle_priority
 			run_group "$g"
 		) > "$results/$g.log" 2>&1 &
 		running[$!]=$g
