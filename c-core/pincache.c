@@ -6,7 +6,8 @@
  *                pinned once per page (pages[]), read-only or writable,
  *                optionally DMA-mapped (map), with a refcount of the
  *                handles drivers hold, an interval notifier of its own and
- *                an id in the cache's xarray (ids) that handles name it by.
+ *                an id (a slot of the cache's id array) that handles name
+ *                it by.
  * hold           the entry's word: handles held << 1 | DG_PIN_INDEXED.
  *                A get takes a handle only while INDEXED is set (a
  *                compare-and-exchange); whoever brings the word to 0
@@ -23,8 +24,12 @@
  *                lock-free hit path. A get whose range starts where a live
  *                entry starts (a driver reusing its buffer) takes its
  *                handle with no lock and no write to the cache; a put
- *                finds its entry through the ids xarray, also lock-free.
+ *                finds its entry through the id array, also lock-free.
  *                Entries are freed after an RCU grace period.
+ * ids            entries by id, from creation to release: an array of
+ *                slots, RCU-replaced by one twice as large when full
+ *                (changed under the lock), so a put's lookup is a bounds
+ *                check and a load, not a tree walk.
  * lru            every live entry, in use or not; a hit only marks its
  *                entry referenced. Eviction takes from the tail, giving
  *                referenced entries a second chance (to the head, mark
@@ -48,7 +53,7 @@
  *
  * Handles name their entry by a cookie (entry id and a serial number
  * unique among all entries), never by a pointer: a put looks the id up
- * in the cache's xarray and applies only to an entry of this cache, with
+ * in the cache's id array and applies only to an entry of this cache, with
  * that serial, held. Anything else (a foreign, stale or doubled handle)
  * is reported once per cache, counted and refused.
  *
@@ -83,76 +88,11 @@
  * and puts take no lock: an RCU read section, one atomic
  * compare-and-exchange on the entry's word (and a per-CPU increment for
  * a hit).
- * Nothing is pinned, mapped, charged, allocated or freed under the lock
- * (the xarray's erase frees nothing the lock's holders could wait on).
+ * Nothing is pinned, mapped, charged, allocated or freed under the lock.
  * Lock order: the mm's (the notifier callback runs under it) before
- * c->lock before the xarray's.
+ * c->lock.
  */
-#include "pincache.h"
-
-/* The hold word: a get may take a handle while the entry is indexed. */
-#define DG_PIN_INDEXED		1L
-#define DG_PIN_HANDLE		2L
-
-/* Buckets of the hash by start page. */
-#define DG_PIN_HASH_BITS	9
-
-struct dg_pin_entry {
-	/* read by lock-free hits: set before the entry is hashed */
-	struct hlist_node hnode;	/* c->hash, while indexed */
-	unsigned long start, last;	/* page-aligned start, last byte */
-	atomic_long_t hold;		/* handles << 1 | DG_PIN_INDEXED */
-	bool write;
-	bool referenced;		/* hit since the LRU scan passed */
-	bool prot_changed;		/* VMA protection changed since checked */
-	u32 id;				/* in c->ids */
-	u32 serial;			/* unique among live entries */
-	void **pages;
-	void *map;
-	/* under the lock */
-	struct rb_node rb;
-	unsigned long subtree_last;
-	struct list_head lru;		/* c->lru, c->dead or a private list */
-	struct dg_pin_cache *cache;
-	unsigned long nr_pages;
-	unsigned long prot_gen;		/* moves at each protection event */
-	struct dg_pin_notifier notifier;
-	struct rcu_head rcu;
-};
-
-/* Counted without the lock, by lock-free hits. */
-struct dg_pin_pcpu {
-	u64 hits;
-} __aligned(64);	/* userspace's per-CPU slots are one array */
-
-struct dg_pin_cache {
-	/* first: dg_pin_cache_plat() is a cast (every get checks its mm) */
-	struct dg_pin_plat plat;
-	/* read by lock-free hits and puts, written at create and free */
-	struct hlist_head *hash;	/* RCU; changed under the lock */
-	struct dg_pin_pcpu __percpu *pcpu;
-	struct xarray ids;		/* id -> entry, until released */
-	/* under the lock */
-	spinlock_t lock;		/* index, hash, lists, INDEXED, counters */
-	refcount_t ref;			/* creator, entries, a queued reap */
-	struct rb_root_cached index;
-	struct list_head lru;
-	struct list_head dead;
-	u64 max_bytes;
-	u32 max_entries;
-	int node;
-	bool mapped;			/* entries are DMA-mapped for a device */
-	bool reap_queued;
-	bool bad_put_reported;
-	u64 bytes;			/* reserved or pinned, not released */
-	u32 nr_entries;			/* reserved or holding pins */
-	u32 nr_indexed;
-	u64 misses, invalidations, inval_ignored, evictions, retries;
-	u64 prot_checks, bad_puts;
-};
-
-static_assert(offsetof(struct dg_pin_cache, plat) == 0,
-	      "dg_pin_cache_plat() casts");
+#include "pincache_internal.h"
 
 /* Serial numbers of entries, for handle cookies; 0 is never one. */
 static atomic_t dg_pin_serial = ATOMIC_INIT(0);
@@ -162,6 +102,32 @@ static atomic_t dg_pin_serial = ATOMIC_INIT(0);
 
 INTERVAL_TREE_DEFINE(struct dg_pin_entry, rb, unsigned long, subtree_last,
 		     START, LAST, static, pin_it)
+
+/* The ids' bitmap, after the slots. */
+static unsigned long *ids_used(struct dg_pin_ids *ids)
+{
+	return (unsigned long *)&ids->slot[ids->nr];
+}
+
+static struct dg_pin_ids *ids_deref(struct dg_pin_cache *c)
+	__must_hold(&c->lock)
+{
+	return rcu_dereference_protected(c->ids, lockdep_is_held(&c->lock));
+}
+
+/* An id array of @nr slots, none used but id 0 (never given out). */
+static struct dg_pin_ids *ids_alloc(u32 nr, int node)
+{
+	struct dg_pin_ids *ids;
+
+	ids = dg_kvcalloc(1, sizeof(*ids) + nr * sizeof(ids->slot[0]) +
+			  BITS_TO_LONGS(nr) * sizeof(long), node);
+	if (ids) {
+		ids->nr = nr;
+		__set_bit(0, ids_used(ids));
+	}
+	return ids;
+}
 
 #ifdef DG_DEBUG
 /**
@@ -182,7 +148,7 @@ void dg_pin_cache_check(struct dg_pin_cache *c)
 		dg_assert(!(e->start & (DG_PAGE_SIZE - 1)));
 		dg_assert(e->last - e->start + 1 == e->nr_pages * DG_PAGE_SIZE);
 		dg_assert(!list_empty(&e->lru));
-		dg_assert(xa_load(&c->ids, e->id) == e);
+		dg_assert(rcu_access_pointer(ids_deref(c)->slot[e->id]) == e);
 		indexed++;
 	}
 	list_for_each_entry(e, &c->lru, lru) {
@@ -226,7 +192,8 @@ struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p)
 	c->hash = dg_kvcalloc(1u << DG_PIN_HASH_BITS, sizeof(*c->hash),
 			      p->node);
 	c->pcpu = dg_percpu_alloc(struct dg_pin_pcpu);
-	if (!c->hash || !c->pcpu)
+	RCU_INIT_POINTER(c->ids, ids_alloc(DG_PIN_IDS_MIN, p->node));
+	if (!c->hash || !c->pcpu || !rcu_access_pointer(c->ids))
 		goto free;
 	if (dg_pin_plat_init(&c->plat, p->mm, p->dev))
 		goto free;
@@ -235,7 +202,6 @@ struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p)
 	c->index = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&c->lru);
 	INIT_LIST_HEAD(&c->dead);
-	xa_init_flags(&c->ids, XA_FLAGS_ALLOC1);
 	c->max_bytes = p->max_bytes;
 	c->max_entries = p->max_entries;
 	c->node = p->node;
@@ -245,6 +211,7 @@ struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p)
 free:
 	if (c->pcpu)
 		dg_percpu_free(c->pcpu);
+	dg_kvfree(rcu_access_pointer(c->ids));
 	dg_kvfree(c->hash);
 	dg_kfree(c);
 	return NULL;
@@ -265,8 +232,8 @@ void dg_pin_cache_put(struct dg_pin_cache *c)
 {
 	if (!refcount_dec_and_test(&c->ref))
 		return;
-	dg_assert(xa_empty(&c->ids));
-	xa_destroy(&c->ids);
+	/* every entry's release came first: every id is free */
+	dg_kvfree(rcu_dereference_protected(c->ids, true));
 	dg_pin_plat_fini(&c->plat);
 	dg_percpu_free(c->pcpu);
 	dg_kvfree(c->hash);
@@ -282,40 +249,6 @@ static void queue_reap(struct dg_pin_cache *c)
 	c->reap_queued = true;
 	refcount_inc(&c->ref);
 	dg_pin_plat_queue_reap(&c->plat);
-}
-
-static struct hlist_head *hash_head(struct dg_pin_cache *c,
-				    unsigned long start)
-{
-	return &c->hash[hash_long(start / DG_PAGE_SIZE, DG_PIN_HASH_BITS)];
-}
-
-/* A handle on a live entry, taken without the lock. */
-static bool entry_tryhold(struct dg_pin_entry *e)
-{
-	long v = atomic_long_read(&e->hold);
-
-	do {
-		if (!(v & DG_PIN_INDEXED))
-			return false;
-	} while (!atomic_long_try_cmpxchg(&e->hold, &v, v + DG_PIN_HANDLE));
-	return true;
-}
-
-/*
- * Give a handle back, without the lock. Return: the word after, or -1
- * when no handle was held (nothing changed); 0: the entry is stale and
- * this was its last handle, the caller owns its release.
- */
-static inline long entry_unhold(struct dg_pin_entry *e)
-{
-	long v = atomic_long_read(&e->hold);
-
-	do {
-		if (v < DG_PIN_HANDLE)
-			return -1;
-	} while (!atomic_long_try_cmpxchg(&e->hold, &v, v - DG_PIN_HANDLE));
-	return v - DG_PIN_HANDLE;
 }
 
 /* Take an idle live entry for eviction (1 -> 0): no get can hold it now. */
@@ -358,13 +291,66 @@ static void entry_to_dead(struct dg_pin_cache *c, struct dg_pin_entry *e)
 }
 
 /*
+ * Give @e an id and a slot: the lowest free id, in an array grown (out
+ * of the lock, then swapped in) when full. Return: 0 or -ENOMEM.
+ */
+static int entry_name(struct dg_pin_cache *c, struct dg_pin_entry *e)
+{
+	struct dg_pin_ids *ids, *grown = NULL;
+	u32 id, nr;
+
+	for (;;) {
+		spin_lock(&c->lock);
+		ids = ids_deref(c);
+		nr = ids->nr;
+		if (grown && grown->nr > nr) {
+			/* slots and used bits: the new array has room for both */
+			memcpy(grown->slot, ids->slot, nr * sizeof(ids->slot[0]));
+			memcpy(ids_used(grown), ids_used(ids),
+			       BITS_TO_LONGS(nr) * sizeof(long));
+			rcu_assign_pointer(c->ids, grown);
+			grown = ids;	/* the old one, freed below */
+			ids = ids_deref(c);
+			nr = ids->nr;
+		}
+		id = find_next_zero_bit(ids_used(ids), nr, 1);
+		if (id < nr) {
+			__set_bit(id, ids_used(ids));
+			rcu_assign_pointer(ids->slot[id], e);
+			e->id = id;
+			spin_unlock(&c->lock);
+			/* the old array (lock-free puts may read it), or ours */
+			if (grown)
+				kfree_rcu(grown, rcu);
+			return 0;
+		}
+		spin_unlock(&c->lock);
+		if (grown)
+			kfree_rcu(grown, rcu);
+		grown = ids_alloc(2 * nr, c->node);
+		if (!grown)
+			return -ENOMEM;
+	}
+}
+
+/* @e's id is free again: no put can find it from now on. */
+static void entry_unname(struct dg_pin_cache *c, struct dg_pin_entry *e)
+	__must_hold(&c->lock)
+{
+	struct dg_pin_ids *ids = ids_deref(c);
+
+	RCU_INIT_POINTER(ids->slot[e->id], NULL);
+	__clear_bit(e->id, ids_used(ids));
+}
+
+/*
  * An idle stale entry leaves the budgets and the ids (no handle can name
  * it any more): its releaser owns it now.
  */
 static void entry_forget(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	__must_hold(&c->lock)
 {
-	xa_erase(&c->ids, e->id);
+	entry_unname(c, e);
 	c->bytes -= e->nr_pages * DG_PAGE_SIZE;
 	c->nr_entries--;
 }
@@ -453,28 +439,6 @@ void dg_pin_reap_deferred(struct dg_pin_plat *plat)
 	dg_pin_cache_put(c);
 }
 
-/*
- * The lock-free hit: a live entry starting at @start, covering @last,
- * with the permission asked for, held. The caller checks prot_changed
- * after this (after the hold: a protection event that returned before
- * the get began is seen).
- */
-static struct dg_pin_entry *pin_lookup_rcu(struct dg_pin_cache *c,
-					   unsigned long start,
-					   unsigned long last, bool write)
-{
-	struct dg_pin_entry *e;
-
-	rcu_read_lock();
-	hlist_for_each_entry_rcu(e, hash_head(c, start), hnode) {
-		if (e->start == start && e->last >= last &&
-		    (e->write || !write) && entry_tryhold(e))
-			break;
-	}
-	rcu_read_unlock();
-	return e;
-}
-
 /* A live entry covering [start, last] with the permission asked for. */
 static struct dg_pin_entry *pin_lookup(struct dg_pin_cache *c,
 				       unsigned long start, unsigned long last,
@@ -547,19 +511,6 @@ static void drop_covered(struct dg_pin_cache *c, struct dg_pin_entry *n,
 	}
 }
 
-static void fill_handle(struct dg_pin_entry *e, unsigned long addr,
-			size_t len, struct dg_pin_handle *h)
-{
-	unsigned long first = (addr - e->start) / DG_PAGE_SIZE;
-
-	h->cookie = (u64)e->serial << 32 | e->id;
-	h->pages = e->pages + first;
-	h->offset = addr & (DG_PAGE_SIZE - 1);
-	h->nr_pages = (h->offset + len + DG_PAGE_SIZE - 1) / DG_PAGE_SIZE;
-	h->map = e->map;
-	h->map_offset = addr - e->start;
-}
-
 /*
  * A handle taken under the lock on an entry found in the index: INDEXED
  * only goes under the lock, but lock-free gets and puts move the word.
@@ -577,7 +528,7 @@ static void entry_unhold_locked(struct dg_pin_cache *c,
 				struct dg_pin_entry *e, struct list_head *out)
 	__must_hold(&c->lock)
 {
-	if (entry_unhold(e))
+	if (pin_entry_unhold(e))
 		return;
 	entry_forget(c, e);
 	list_add(&e->lru, out);
@@ -669,7 +620,7 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	INIT_LIST_HEAD(&e->lru);
 	RB_CLEAR_NODE(&e->rb);
 	/* Named (unheld, so no put applies) from here to its release. */
-	err = xa_alloc(&c->ids, &e->id, e, xa_limit_32b, GFP_KERNEL_ACCOUNT);
+	err = entry_name(c, e);
 	if (err)
 		goto free;
 	err = dg_pin_plat_charge(&c->plat, e->nr_pages);
@@ -713,7 +664,7 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	refcount_inc(&c->ref);
 	drop_covered(c, e, out);
 	pin_it_insert(e, &c->index);
-	hlist_add_head_rcu(&e->hnode, hash_head(c, start));
+	hlist_add_head_rcu(&e->hnode, pin_hash_head(c, start));
 	list_add(&e->lru, &c->lru);
 	c->nr_indexed++;
 	spin_unlock(&c->lock);
@@ -724,7 +675,9 @@ untrack:
 uncharge:
 	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
 erase:
-	xa_erase(&c->ids, e->id);
+	spin_lock(&c->lock);
+	entry_unname(c, e);
+	spin_unlock(&c->lock);
 	dg_kvfree(e->pages);
 	/* named: a lock-free put of a forged cookie may be reading it */
 	kfree_rcu(e, rcu);
@@ -762,24 +715,35 @@ free:
 int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
 	       bool write, struct dg_pin_handle *h)
 {
+	struct dg_pin_entry *e = __dg_pin_get(c, addr, len, write);
+
+	if (IS_ERR(e))
+		return PTR_ERR(e);
+	pin_fill_handle(e, addr, len, h);
+	return 0;
+}
+
+/*
+ * dg_pin_get() past the lock-free hit: @e is NULL, or held by a hit whose
+ * protection changed (to re-check).
+ */
+struct dg_pin_entry *dg_pin_get_locked(struct dg_pin_cache *c,
+				       unsigned long addr, size_t len,
+				       bool write, struct dg_pin_entry *e)
+{
 	unsigned long start, end;
-	struct dg_pin_entry *e;
 	LIST_HEAD(out);
 	u64 bytes;
 
 	if (!len)
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 	if (addr + len - 1 < addr)
-		return -EOVERFLOW;
+		return ERR_PTR(-EOVERFLOW);
 	start = addr & ~(DG_PAGE_SIZE - 1);
 	end = (addr + len - 1) | (DG_PAGE_SIZE - 1);	/* last byte */
 	if (end + 1 == 0)
-		return -EOVERFLOW;
+		return ERR_PTR(-EOVERFLOW);
 	bytes = (u64)end + 1 - start;
-
-	e = pin_lookup_rcu(c, start, end, write);
-	if (likely(e) && likely(!READ_ONCE(e->prot_changed)))
-		goto hit;
 
 	spin_lock(&c->lock);
 	take_dead(c, &out);
@@ -793,7 +757,10 @@ int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
 		if (likely(!e->prot_changed) || entry_recheck(c, e)) {
 			spin_unlock(&c->lock);
 			release_list(c, &out);
-			goto hit;
+			if (!READ_ONCE(e->referenced))
+				WRITE_ONCE(e->referenced, true);
+			dg_this_cpu_inc(c->pcpu, hits);
+			return e;
 		}
 		/* dropped: the miss below pins what is mapped now, or fails */
 		entry_unhold_locked(c, e, &out);
@@ -802,12 +769,12 @@ int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
 	if (c->max_bytes && bytes > c->max_bytes) {
 		spin_unlock(&c->lock);
 		release_list(c, &out);
-		return -E2BIG;
+		return ERR_PTR(-E2BIG);
 	}
 	if (!make_room(c, bytes, &out)) {
 		spin_unlock(&c->lock);
 		release_list(c, &out);
-		return -ENOSPC;
+		return ERR_PTR(-ENOSPC);
 	}
 	c->bytes += bytes;
 	c->nr_entries++;
@@ -821,43 +788,10 @@ int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
 		c->bytes -= bytes;
 		c->nr_entries--;
 		spin_unlock(&c->lock);
-		return PTR_ERR(e);
+		return e;
 	}
 	release_list(c, &out);
-	fill_handle(e, addr, len, h);
-	return 0;
-
-hit:
-	/* for the LRU scan; a write only when it changes the line */
-	if (!READ_ONCE(e->referenced))
-		WRITE_ONCE(e->referenced, true);
-	dg_this_cpu_inc(c->pcpu, hits);
-	fill_handle(e, addr, len, h);
-	return 0;
-}
-
-/*
- * Take a handle back, without the lock: the entry a cookie names, if it
- * is this cache's, has the cookie's serial and is held. Return: the
- * entry's word after (0: the caller releases it), -1 when refused.
- */
-static long cookie_unhold(struct dg_pin_cache *c, u64 cookie,
-			  struct dg_pin_entry **ep)
-{
-	XA_STATE(xas, &c->ids, (u32)cookie);
-	struct dg_pin_entry *e;
-	long ret = -1;
-
-	/* xa_load() in our RCU section, which also keeps @e while we use it */
-	rcu_read_lock();
-	do {
-		e = xas_load(&xas);
-	} while (xas_retry(&xas, e));
-	if (e && e->serial == (u32)(cookie >> 32))
-		ret = entry_unhold(e);
-	rcu_read_unlock();
-	*ep = e;
-	return ret;
+	return e;
 }
 
 /**
@@ -878,13 +812,20 @@ static long cookie_unhold(struct dg_pin_cache *c, u64 cookie,
  */
 int dg_pin_put(struct dg_pin_cache *c, struct dg_pin_handle *h)
 {
-	struct dg_pin_entry *e;
-	bool first;
-	LIST_HEAD(out);
-	long left;
+	return __dg_pin_put(c, h);
+}
 
-	left = cookie_unhold(c, h->cookie, &e);
-	if (unlikely(left < 0)) {
+/*
+ * dg_pin_put() past the lock-free put: @left < 0, a refused @cookie; 0,
+ * its entry's last handle, ours to release. Return: 0, or -EINVAL.
+ */
+int dg_pin_put_locked(struct dg_pin_cache *c, u64 cookie,
+		      struct dg_pin_entry *e, long left)
+{
+	LIST_HEAD(out);
+	bool first;
+
+	if (left < 0) {
 		spin_lock(&c->lock);
 		c->bad_puts++;
 		first = !c->bad_put_reported;
@@ -893,12 +834,9 @@ int dg_pin_put(struct dg_pin_cache *c, struct dg_pin_handle *h)
 		/* a refused put cannot be the last: @c is the caller's */
 		if (first)
 			dg_err(c->plat.dev, "pin cache: put of a handle it does not hold (%#llx): refused",
-			       (unsigned long long)h->cookie);
+			       (unsigned long long)cookie);
 		return -EINVAL;
 	}
-	h->cookie = 0;
-	if (likely(left))
-		return 0;
 	/* The last handle of a stale entry: ours to release. */
 	spin_lock(&c->lock);
 	entry_forget(c, e);
@@ -1032,14 +970,16 @@ unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr)
 static unsigned long handles_now(struct dg_pin_cache *c)
 	__must_hold(&c->lock)
 {
+	struct dg_pin_ids *ids = ids_deref(c);
 	struct dg_pin_entry *e;
-	unsigned long id, n = 0;
+	unsigned long n = 0;
+	u32 id;
 
-	/* entries in creation leave the ids without the lock, then RCU-freed */
-	rcu_read_lock();
-	xa_for_each(&c->ids, id, e)
-		n += atomic_long_read(&e->hold) / DG_PIN_HANDLE;
-	rcu_read_unlock();
+	for_each_set_bit(id, ids_used(ids), ids->nr) {
+		e = rcu_dereference_protected(ids->slot[id], true);
+		if (e)
+			n += atomic_long_read(&e->hold) / DG_PIN_HANDLE;
+	}
 	return n;
 }
 

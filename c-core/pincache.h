@@ -96,6 +96,9 @@ struct dg_pin_stats {
 /* Misses redone for racing invalidations before giving up with -EAGAIN. */
 #define DG_PIN_RETRIES		8
 
+/* Ids of a new cache (handles name entries by id); doubled when full. */
+#define DG_PIN_IDS_MIN		64
+
 struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p);
 unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c);
 int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,

@@ -43,69 +43,26 @@ int dg_pin_opts_parse(const struct dmaguard_pin_opts *caller, int node,
 }
 
 /**
- * dg_pin_handle_check() - whether a caller's handle struct can be filled
- * @caller: the caller's struct, zero but for its sz
- *
- * Checked before the get, so that a bad struct pins nothing.
- *
- * Return: 0, -EINVAL (NULL or too small) or -E2BIG (unknown tail not
- * zero, or absurdly large).
- */
-int dg_pin_handle_check(const struct dmaguard_pin *caller)
-{
-	if (!caller)
-		return -EINVAL;
-	/* Read in place: nothing of it is kept. */
-	return dg_struct_check(caller, caller->sz, sizeof(*caller),
-			       DMAGUARD_PIN_SIZE_VER0);
-}
-
-/**
- * dg_pin_handle_out() - fill a caller's handle, checked already
- * @caller: the caller's struct, passed by dg_pin_handle_check()
+ * dg_pin_handle_out_short() - dg_pin_handle_out() for an older caller
+ * @caller: the caller's struct, passed by dg_pin_handle_check(), smaller
+ *	than this version's
  * @h: the core's handle
  */
-void dg_pin_handle_out(struct dmaguard_pin *caller,
-		       const struct dg_pin_handle *h)
+void dg_pin_handle_out_short(struct dmaguard_pin *caller,
+			     struct dg_pin_handle h)
 {
 	struct dmaguard_pin pin = {
 		.sz = caller->sz,
-		.offset = h->offset,
-		/* 64-bit kernels only (dmaguard's Kconfig world): a cookie fits. */
-		.priv = (void *)(uintptr_t)h->cookie,
-		.pages = (struct page **)h->pages,
-		.nr_pages = h->nr_pages,
-		.sgt = h->map,
-		.sgt_offset = h->map_offset,
+		.offset = h.offset,
+		.priv = (void *)(uintptr_t)h.cookie,
+		.pages = (struct page **)h.pages,
+		.nr_pages = h.nr_pages,
+		.sgt = h.map,
+		.sgt_offset = h.map_offset,
 	};
 
-	/* Every get fills one: a plain store when the caller knows it all. */
-	if (likely(caller->sz >= sizeof(pin))) {
-		*caller = pin;
-		return;
-	}
 	dg_struct_copy_out(caller, caller->sz, &pin, sizeof(pin),
 			   DMAGUARD_PIN_SIZE_VER0);
-}
-
-/**
- * dg_pin_handle_cookie() - the core's cookie in a caller's handle
- * @caller: a handle filled by dg_pin_handle_out(), or anything else
- *
- * The core validates the cookie; this only reads it.
- *
- * Return: the cookie, or 0 for a NULL, too small or already put handle;
- * the handle is marked put.
- */
-u64 dg_pin_handle_cookie(struct dmaguard_pin *caller)
-{
-	u64 cookie;
-
-	if (!caller || caller->sz < DMAGUARD_PIN_SIZE_VER0)
-		return 0;
-	cookie = (uintptr_t)caller->priv;
-	caller->priv = NULL;
-	return cookie;
 }
 
 /**

@@ -4,7 +4,10 @@
  * then the core (c-core/pincache.c) over the kernel glue
  * (c-core/platform/kernel/pin_plat.c). Documented once, in the public
  * header. As in pool_abi.c, the size-carrying structs are incomplete
- * types here; dg_pin_conv.c reads and writes them.
+ * types here; dg_pin_conv.c reads and writes them. dmaguard_pin_get()
+ * and dmaguard_pin_put() are exported here but defined in pin_io.c,
+ * which sees the layouts and the core's entries: a hit and a put are
+ * one function each there, and their CRCs still cover no layout.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 #define DMAGUARD_SHIM_OPAQUE_STRUCTS
@@ -13,7 +16,6 @@
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/sched.h>
-#include <linux/uaccess.h>
 #include <dmaguard/dmaguard.h>
 #include "dg_platform.h"
 #include "dg_kernel.h"
@@ -60,43 +62,8 @@ unsigned long dmaguard_pin_cache_destroy(struct dmaguard_pin_cache *c)
 }
 DG_EXPORT(dmaguard_pin_cache_destroy);
 
-int dmaguard_pin_get(struct dmaguard_pin_cache *c, unsigned long uaddr,
-		     size_t len, bool write, struct dmaguard_pin *pin)
-{
-	struct dg_pin_handle h;
-	int ret;
-
-	might_sleep();
-	if (!c)
-		return -EINVAL;
-	ret = dg_pin_handle_check(pin);
-	if (ret)
-		return ret;
-	/* A hit must not hand another address space's pages out either. */
-	if (current->mm != dg_pin_cache_plat(to_core(c))->mm)
-		return -EFAULT;
-	/* Kernel addresses: refused before anything is charged or tracked. */
-	if (len && uaddr + len - 1 >= uaddr &&
-	    !access_ok((void __user *)uaddr, len))
-		return -EFAULT;
-	ret = dg_pin_get(to_core(c), uaddr, len, write, &h);
-	if (ret)
-		return ret;
-	dg_pin_handle_out(pin, &h);
-	return 0;
-}
+/* The per-I/O calls, defined in pin_io.c where the layouts are seen. */
 DG_EXPORT(dmaguard_pin_get);
-
-void dmaguard_pin_put(struct dmaguard_pin_cache *c, struct dmaguard_pin *pin)
-{
-	struct dg_pin_handle h = { .cookie = dg_pin_handle_cookie(pin) };
-
-	if (!c || !h.cookie)
-		return;
-	might_sleep();
-	/* A handle the cache does not hold is reported and counted there. */
-	dg_pin_put(to_core(c), &h);
-}
 DG_EXPORT(dmaguard_pin_put);
 
 int dmaguard_pin_cache_stats(struct dmaguard_pin_cache *c,

@@ -8,6 +8,8 @@
 #   make bench-native   dmaguard's core vs the in-band reference pool,
 #                       natively, plus callgrind instruction counts; the
 #                       pin cache's hit path vs a locked interval tree
+#   make prof-pin       a pin cache hit's guest instructions per function
+#                       (a QEMU plugin, scripts/bench/prof-pin.sh)
 # Knobs (environment): KVER, BENCH_BACKENDS, BENCH_SMP, BENCH_ARGS,
 # BENCH_DG_ARGS, NATIVE_ARGS, NATIVE_MT_ARGS, CALLGRIND, CG_ROUNDS. The
 # module's load-and-print smoke test is a VM spec of `make check`
@@ -18,13 +20,16 @@ BENCH_SRCS	:= tests/bench/pool_bench.c tests/bench/pool_bench_mt.c \
 		   tests/bench/ref_pool.c tests/bench/ref_pool_spin.c
 BENCH_HDRS	:= tests/bench/ref_pool.h tests/bench/pool_bench.h
 
-.PHONY: bench bench-vm bench-native bench-pin
+.PHONY: bench bench-vm bench-native bench-pin prof-pin
 
 bench: deps $(BENCH_OUT)/pool_bench modules-test vm-bins
 	@scripts/bench.sh all
 
 bench-pin: deps modules-test vm-bins
 	@scripts/bench.sh pin
+
+prof-pin: deps modules-test vm-bins
+	@scripts/bench/prof-pin.sh
 
 bench-vm: deps
 	@scripts/bench.sh vm

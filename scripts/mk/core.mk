@@ -34,7 +34,8 @@ USER_OUT	:= $(BUILD)/user
 # The exported-interface files and what they take from the kernel; built
 # with the userspace <linux/*.h> shims first and the kernel glue's
 # dg_kernel.h last on the include path.
-ABI_LIB_SRCS	:= abi/shim/pool_abi.c abi/shim/pin_abi.c abi/shim/dg_pool_conv.c \
+ABI_LIB_SRCS	:= abi/shim/pool_abi.c abi/shim/pin_abi.c abi/shim/pin_io.c \
+		   abi/shim/dg_pool_conv.c \
 		   abi/shim/dg_pin_conv.c abi/shim/dg_struct_size.c \
 		   c-core/platform/user/abi_user.c
 ABI_LIB_HDRS	:= $(CORE_HDRS) $(wildcard abi/shim/*.h \

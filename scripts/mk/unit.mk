@@ -13,7 +13,8 @@ UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(UNIT_OUT)/%)
 # ThreadSanitizer, with the core sources compiled into them (TSan and ASan
 # do not mix in one library).
 UNIT_TSAN_BIN	:= $(UNIT_OUT)/test_pool_threads-tsan $(UNIT_OUT)/test_pin_threads-tsan \
-		   $(UNIT_OUT)/test_pin_lifetime-tsan $(UNIT_OUT)/test_rcu_shim-tsan \
+		   $(UNIT_OUT)/test_pin_lifetime-tsan $(UNIT_OUT)/test_pin_ids-tsan \
+		   $(UNIT_OUT)/test_rcu_shim-tsan \
 		   $(UNIT_OUT)/test_pool_destroy_race-tsan
 UNIT_CORE_SRCS	:= $(CORE_SRCS)
 # core.mk (CORE_SRCS, the libraries) sorts before this file.

@@ -18,8 +18,8 @@ static void assert_nothing_held(void)
 	assert_int_equal(st.entries, 0);
 	assert_int_equal(st.pinned_bytes, 0);
 	assert_int_equal(st.handles, 0);
-	/* the cache, its hash and its per-CPU counters */
-	assert_int_equal(dg_user_count.meta_live - dgp.meta_base, 3);
+	/* the cache, its hash, its per-CPU counters and its id array */
+	assert_int_equal(dg_user_count.meta_live - dgp.meta_base, 4);
 }
 
 static void bad_input(void **state)

@@ -79,6 +79,11 @@ static inline void rcu_read_unlock(void)
 
 #define rcu_dereference(p)		__atomic_load_n(&(p), __ATOMIC_ACQUIRE)
 #define rcu_assign_pointer(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+/* Updaters' reads, under their lock (no lockdep here: @c is not checked). */
+#define rcu_dereference_protected(p, c)	(p)
+#define rcu_access_pointer(p)		__atomic_load_n(&(p), __ATOMIC_RELAXED)
+#define RCU_INIT_POINTER(p, v)		__atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
+#define lockdep_is_held(l)		true
 
 /* Synchronous here: callers are in process context with no lock held. */
 #define kfree_rcu(p, field) do {					\

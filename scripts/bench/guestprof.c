@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A QEMU TCG plugin: how many guest instructions each translated block
+ * ran between two marker instructions (dg_prof_start()/dg_prof_stop() in
+ * tests/kmod/dg_prof.h), for scripts/bench/guestprof.py to put names on.
+ * The markers are nops with a displacement no compiler emits, so the
+ * plugin finds them in the instruction bytes at translation time.
+ *
+ * Usage: qemu-system-x86_64 ... -plugin guestprof.so,out=FILE
+ * Output: "start N" (markers met), then "VADDR INSNS EXECS" per block.
+ *
+ * Only the few plugin API calls used here are declared: QEMU 7.2 (the
+ * bookworm package) installs no qemu-plugin.h. API version 1.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef uint64_t qemu_plugin_id_t;
+struct qemu_plugin_tb;
+struct qemu_plugin_insn;
+typedef void (*vcpu_udata_cb)(unsigned int vcpu, void *udata);
+typedef void (*tb_trans_cb)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+typedef void (*udata_cb)(qemu_plugin_id_t id, void *udata);
+
+void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, tb_trans_cb cb);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
+					  vcpu_udata_cb cb, int flags,
+					  void *udata);
+void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
+					    vcpu_udata_cb cb, int flags,
+					    void *udata);
+void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, udata_cb cb,
+				    void *udata);
+size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
+struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
+						 size_t idx);
+const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
+size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
+
+#define EXPORT __attribute__((visibility("default")))
+EXPORT int qemu_plugin_version = 1;
+
+/* nopl 0x4d47dd01(%rax,%rax,1) and ...dd02: see tests/kmod/dg_prof.h */
+static const unsigned char mark_start[8] = {
+	0x0f, 0x1f, 0x84, 0x00, 0x01, 0xdd, 0x47, 0x4d };
+static const unsigned char mark_stop[8] = {
+	0x0f, 0x1f, 0x84, 0x00, 0x02, 0xdd, 0x47, 0x4d };
+
+struct block {
+	uint64_t vaddr;
+	uint64_t execs;
+	uint32_t insns;
+	struct block *next;
+};
+
+/* Guest vCPUs run one at a time under TCG's default single thread. */
+static struct block *blocks;
+static volatile bool counting;
+static uint64_t starts;
+static const char *out_path;
+
+static void on_block(unsigned int vcpu, void *udata)
+{
+	struct block *b = udata;
+
+	(void)vcpu;
+	if (counting)
+		b->execs++;
+}
+
+static void on_start(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	(void)udata;
+	counting = true;
+	starts++;
+}
+
+static void on_stop(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	(void)udata;
+	counting = false;
+}
+
+static bool is_mark(struct qemu_plugin_insn *insn, const unsigned char *m)
+{
+	return qemu_plugin_insn_size(insn) == 8 &&
+	       !memcmp(qemu_plugin_insn_data(insn), m, 8);
+}
+
+static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t i, n = qemu_plugin_tb_n_insns(tb);
+	struct block *b = calloc(1, sizeof(*b));
+
+	(void)id;
+	if (!b)
+		abort();
+	b->vaddr = qemu_plugin_tb_vaddr(tb);
+	b->insns = n;
+	b->next = blocks;
+	blocks = b;
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, 0, b);
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+
+		if (is_mark(insn, mark_start))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_start,
+							       0, NULL);
+		else if (is_mark(insn, mark_stop))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_stop,
+							       0, NULL);
+	}
+}
+
+static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
+{
+	FILE *f = fopen(out_path, "w");
+	struct block *b;
+
+	(void)id;
+	(void)udata;
+	if (!f) {
+		perror(out_path);
+		return;
+	}
+	fprintf(f, "start %llu\n", (unsigned long long)starts);
+	for (b = blocks; b; b = b->next)
+		if (b->execs)
+			fprintf(f, "%llx %u %llu\n", (unsigned long long)b->vaddr,
+				b->insns, (unsigned long long)b->execs);
+	fclose(f);
+}
+
+EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const void *info,
+			       int argc, char **argv)
+{
+	int i;
+
+	(void)info;
+	for (i = 0; i < argc; i++)
+		if (!strncmp(argv[i], "out=", 4))
+			out_path = argv[i] + 4;
+	if (!out_path) {
+		fprintf(stderr, "guestprof: out=FILE is required\n");
+		return 1;
+	}
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
+	return 0;
+}
