@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A QEMU TCG plugin: how many guest instructions each translated block
- * ran between two marker instructions (dg_prof_start()/dg_prof_stop() in
- * tests/kmod/dg_prof.h), for scripts/bench/guestprof.py to put names on.
- * The markers are nops with a displacement no compiler emits, so the
- * plugin finds them in the instruction bytes at translation time.
+ * ran between marker instructions (tests/kmod/dg_prof.h), for
+ * scripts/bench/guestprof.py to put names on. Two channels, counted
+ * apart: dg_prof_start(ch)/dg_prof_stop(ch), ch 0 or 1, so that one boot
+ * profiles two sides of a comparison. The markers are nops with a
+ * displacement no compiler emits, found in the instruction bytes at
+ * translation time.
  *
  * Usage: qemu-system-x86_64 ... -plugin guestprof.so,out=FILE
- * Output: "start N" (markers met), then "VADDR INSNS EXECS" per block.
+ * Output: "start N0 N1" (markers met per channel), then
+ * "VADDR INSNS EXECS0 EXECS1" per block.
  *
  * Only the few plugin API calls used here are declared: QEMU 7.2 (the
  * bookworm package) installs no qemu-plugin.h. API version 1.
@@ -44,23 +47,25 @@ size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 #define EXPORT __attribute__((visibility("default")))
 EXPORT int qemu_plugin_version = 1;
 
-/* nopl 0x4d47dd01(%rax,%rax,1) and ...dd02: see tests/kmod/dg_prof.h */
-static const unsigned char mark_start[8] = {
-	0x0f, 0x1f, 0x84, 0x00, 0x01, 0xdd, 0x47, 0x4d };
-static const unsigned char mark_stop[8] = {
-	0x0f, 0x1f, 0x84, 0x00, 0x02, 0xdd, 0x47, 0x4d };
+/*
+ * nopl 0x4d47ddNN(%rax,%rax,1): NN 01/02 start/stop channel 0, 03/04
+ * channel 1 (tests/kmod/dg_prof.h).
+ */
+static const unsigned char mark[7] = {
+	0x0f, 0x1f, 0x84, 0x00, 0x00, 0xdd, 0x47 };
+#define MARK_LAST	0x4d
 
 struct block {
 	uint64_t vaddr;
-	uint64_t execs;
+	uint64_t execs[2];
 	uint32_t insns;
 	struct block *next;
 };
 
 /* Guest vCPUs run one at a time under TCG's default single thread. */
 static struct block *blocks;
-static volatile bool counting;
-static uint64_t starts;
+static volatile int channel = -1;	/* counting into, or -1 */
+static uint64_t starts[2];
 static const char *out_path;
 
 static void on_block(unsigned int vcpu, void *udata)
@@ -68,29 +73,33 @@ static void on_block(unsigned int vcpu, void *udata)
 	struct block *b = udata;
 
 	(void)vcpu;
-	if (counting)
-		b->execs++;
+	if (channel >= 0)
+		b->execs[channel]++;
 }
 
-static void on_start(unsigned int vcpu, void *udata)
+/* udata: the marker's NN byte */
+static void on_mark(unsigned int vcpu, void *udata)
 {
+	uintptr_t nn = (uintptr_t)udata;
+
 	(void)vcpu;
-	(void)udata;
-	counting = true;
-	starts++;
+	if (nn & 1) {
+		channel = (int)(nn - 1) / 2;
+		starts[channel]++;
+	} else {
+		channel = -1;
+	}
 }
 
-static void on_stop(unsigned int vcpu, void *udata)
+/* The marker's NN (1-4), or 0 for any other instruction. */
+static unsigned int mark_of(struct qemu_plugin_insn *insn)
 {
-	(void)vcpu;
-	(void)udata;
-	counting = false;
-}
+	const unsigned char *d = qemu_plugin_insn_data(insn);
 
-static bool is_mark(struct qemu_plugin_insn *insn, const unsigned char *m)
-{
-	return qemu_plugin_insn_size(insn) == 8 &&
-	       !memcmp(qemu_plugin_insn_data(insn), m, 8);
+	if (qemu_plugin_insn_size(insn) != 8 || d[7] != MARK_LAST ||
+	    memcmp(d, mark, 4) || memcmp(d + 5, mark + 5, 2))
+		return 0;
+	return d[4] >= 1 && d[4] <= 4 ? d[4] : 0;
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -108,13 +117,11 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, 0, b);
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		unsigned int nn = mark_of(insn);
 
-		if (is_mark(insn, mark_start))
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_start,
-							       0, NULL);
-		else if (is_mark(insn, mark_stop))
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_stop,
-							       0, NULL);
+		if (nn)
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark, 0,
+							       (void *)(uintptr_t)nn);
 	}
 }
 
@@ -129,11 +136,14 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 		perror(out_path);
 		return;
 	}
-	fprintf(f, "start %llu\n", (unsigned long long)starts);
+	fprintf(f, "start %llu %llu\n", (unsigned long long)starts[0],
+		(unsigned long long)starts[1]);
 	for (b = blocks; b; b = b->next)
-		if (b->execs)
-			fprintf(f, "%llx %u %llu\n", (unsigned long long)b->vaddr,
-				b->insns, (unsigned long long)b->execs);
+		if (b->execs[0] || b->execs[1])
+			fprintf(f, "%llx %u %llu %llu\n",
+				(unsigned long long)b->vaddr, b->insns,
+				(unsigned long long)b->execs[0],
+				(unsigned long long)b->execs[1]);
 	fclose(f);
 }
 

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Name the blocks of a guest instruction profile (guestprof.c's output).
 
-Usage: guestprof.py PROFILE SYMBOLS... [--per SYMBOL] [--top N]
+Usage: guestprof.py PROFILE SYMBOLS... [--channel N] [--per SYMBOL] [--top N]
 
 SYMBOLS are files of kallsyms lines ("ADDR TYPE NAME [MODULE]"): the
 kernel's System.map for a guest booted with nokaslr, and the guest's
 /proc/kallsyms lines of the modules (in a serial log, other lines are
 skipped). --per divides by the runs of SYMBOL's first block, so a
-function's share reads as instructions per call of SYMBOL.
+function's share reads as instructions per call of SYMBOL. --channel
+picks the markers' channel (tests/kmod/dg_prof.h), 0 by default.
 """
 import argparse
 import bisect
@@ -43,6 +44,7 @@ def main():
 	ap.add_argument('symbols', nargs='+')
 	ap.add_argument('--per', help='divide by the calls of this function')
 	ap.add_argument('--top', type=int, default=40)
+	ap.add_argument('--channel', type=int, choices=(0, 1), default=0)
 	a = ap.parse_args()
 
 	addrs, names = load_symbols(a.symbols)
@@ -56,9 +58,12 @@ def main():
 		for line in f:
 			w = line.split()
 			if w[0] == 'start':
-				starts = int(w[1])
+				starts = int(w[1 + a.channel])
 				continue
-			vaddr, insns, execs = int(w[0], 16), int(w[1]), int(w[2])
+			vaddr, insns = int(w[0], 16), int(w[1])
+			execs = int(w[2 + a.channel])
+			if not execs:
+				continue
 			i = bisect.bisect_right(addrs, vaddr) - 1
 			name = names[i] if i >= 0 else '?'
 			per_sym[name] += insns * execs

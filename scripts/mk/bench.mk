@@ -9,7 +9,9 @@
 #                       natively, plus callgrind instruction counts; the
 #                       pin cache's hit path vs a locked interval tree
 #   make prof-pin       a pin cache hit's guest instructions per function
-#                       (a QEMU plugin, scripts/bench/prof-pin.sh)
+#                       (a QEMU plugin, scripts/bench/prof.sh)
+#   make prof-pool      the same for an alloc + free pair, dma_pool beside
+#                       dmaguard (ROW= picks the dmapool_test row)
 # Knobs (environment): KVER, BENCH_BACKENDS, BENCH_SMP, BENCH_ARGS,
 # BENCH_DG_ARGS, NATIVE_ARGS, NATIVE_MT_ARGS, CALLGRIND, CG_ROUNDS. The
 # module's load-and-print smoke test is a VM spec of `make check`
@@ -20,7 +22,7 @@ BENCH_SRCS	:= tests/bench/pool_bench.c tests/bench/pool_bench_mt.c \
 		   tests/bench/ref_pool.c tests/bench/ref_pool_spin.c
 BENCH_HDRS	:= tests/bench/ref_pool.h tests/bench/pool_bench.h
 
-.PHONY: bench bench-vm bench-native bench-pin prof-pin
+.PHONY: bench bench-vm bench-native bench-pin prof-pin prof-pool
 
 bench: deps $(BENCH_OUT)/pool_bench modules-test vm-bins
 	@scripts/bench.sh all
@@ -29,7 +31,10 @@ bench-pin: deps modules-test vm-bins
 	@scripts/bench.sh pin
 
 prof-pin: deps modules-test vm-bins
-	@scripts/bench/prof-pin.sh
+	@scripts/bench/prof.sh pin
+
+prof-pool: deps modules-test
+	@scripts/bench/prof.sh pool
 
 bench-vm: deps
 	@scripts/bench.sh vm

@@ -60,6 +60,7 @@
 #include <linux/utsname.h>
 #include "dg_test_dev.h"	/* dmaguard.h, pool.h */
 #include "dmaguard_bench.h"
+#include "dg_prof.h"
 
 static unsigned int reps = 5;
 module_param(reps, uint, 0444);
@@ -153,10 +154,12 @@ static void pools_destroy(struct bench_pools *bp)
 	bp->dpool = NULL;
 }
 
+/* Profile channels (make prof-pool): 0 the kernel's pool, 1 dmaguard's. */
 static int kernel_round(struct dma_pool *pool, unsigned int n)
 {
 	unsigned int i;
 
+	dg_prof_start(0);
 	for (i = 0; i < n; i++) {
 		blocks_buf[i].vaddr = dma_pool_alloc(pool, GFP_KERNEL,
 						     &blocks_buf[i].dma);
@@ -165,8 +168,10 @@ static int kernel_round(struct dma_pool *pool, unsigned int n)
 	}
 	for (i = 0; i < n; i++)
 		dma_pool_free(pool, blocks_buf[i].vaddr, blocks_buf[i].dma);
+	dg_prof_stop(0);
 	return 0;
 fail:
+	dg_prof_stop(0);
 	while (i--)
 		dma_pool_free(pool, blocks_buf[i].vaddr, blocks_buf[i].dma);
 	return -ENOMEM;
@@ -176,6 +181,7 @@ static int dmaguard_round(struct dmaguard_pool *pool, unsigned int n)
 {
 	unsigned int i;
 
+	dg_prof_start(1);
 	for (i = 0; i < n; i++) {
 		blocks_buf[i].vaddr = dmaguard_pool_alloc(pool, GFP_KERNEL,
 							  &blocks_buf[i].dma);
@@ -185,8 +191,10 @@ static int dmaguard_round(struct dmaguard_pool *pool, unsigned int n)
 	for (i = 0; i < n; i++)
 		dmaguard_pool_free(pool, blocks_buf[i].vaddr,
 				   blocks_buf[i].dma);
+	dg_prof_stop(1);
 	return 0;
 fail:
+	dg_prof_stop(1);
 	while (i--)
 		dmaguard_pool_free(pool, blocks_buf[i].vaddr,
 				   blocks_buf[i].dma);

@@ -394,7 +394,7 @@ static int pt_bench(struct pt_file *f, void __user *arg)
 		 */
 		usleep_range(1000, 2000);
 		t0 = ktime_get_ns();
-		dg_prof_start();
+		dg_prof_start(0);
 		for (i = 0; i < b.iters && !ret; i++) {
 			memset(&p, 0, sizeof(p));
 			p.sz = sizeof(p);
@@ -403,7 +403,7 @@ static int pt_bench(struct pt_file *f, void __user *arg)
 			if (!ret)
 				dmaguard_pin_put(f->cache, &p);
 		}
-		dg_prof_stop();
+		dg_prof_stop(0);
 		hit[r] = div_u64(ktime_get_ns() - t0, b.iters);
 		if (ret)
 			goto out;

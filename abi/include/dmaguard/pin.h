@@ -57,7 +57,10 @@ struct sg_table;
 
 /*
  * The size-carrying structs stay incomplete types in the file that
- * exports the calls, for the reason given in <dmaguard/pool.h>.
+ * exports the calls, for the reason given in <dmaguard/pool.h>. (That
+ * file, abi/shim/pin_abi.c, exports dmaguard_pin_get() and
+ * dmaguard_pin_put() too; abi/shim/pin_io.c defines them, with the
+ * layouts in view, and exports nothing.)
  */
 #ifndef DMAGUARD_SHIM_OPAQUE_STRUCTS
 /**
