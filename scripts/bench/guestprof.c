@@ -8,7 +8,9 @@
  * displacement no compiler emits, found in the instruction bytes at
  * translation time.
  *
- * Usage: qemu-system-x86_64 ... -plugin guestprof.so,out=FILE
+ * Usage: qemu-system-x86_64 ... -plugin guestprof.so,out=FILE[,all=on]
+ * all=on counts every block into channel 0, markers or not (where a
+ * whole boot's time goes).
  * Output: "start N0 N1" (markers met per channel), then
  * "VADDR INSNS EXECS0 EXECS1" per block.
  *
@@ -67,6 +69,7 @@ static struct block *blocks;
 static volatile int channel = -1;	/* counting into, or -1 */
 static uint64_t starts[2];
 static const char *out_path;
+static bool count_all;
 
 static void on_block(unsigned int vcpu, void *udata)
 {
@@ -75,6 +78,8 @@ static void on_block(unsigned int vcpu, void *udata)
 	(void)vcpu;
 	if (channel >= 0)
 		b->execs[channel]++;
+	else if (count_all)
+		b->execs[0]++;
 }
 
 /* udata: the marker's NN byte */
@@ -156,6 +161,8 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const void *info,
 	for (i = 0; i < argc; i++)
 		if (!strncmp(argv[i], "out=", 4))
 			out_path = argv[i] + 4;
+		else if (!strcmp(argv[i], "all=on"))
+			count_all = true;
 	if (!out_path) {
 		fprintf(stderr, "guestprof: out=FILE is required\n");
 		return 1;
