@@ -757,9 +757,7 @@ struct dg_pin_entry *dg_pin_get_locked(struct dg_pin_cache *c,
 		if (likely(!e->prot_changed) || entry_recheck(c, e)) {
 			spin_unlock(&c->lock);
 			release_list(c, &out);
-			if (!READ_ONCE(e->referenced))
-				WRITE_ONCE(e->referenced, true);
-			dg_this_cpu_inc(c->pcpu, hits);
+			pin_hit_account(c, e);
 			return e;
 		}
 		/* dropped: the miss below pins what is mapped now, or fails */

@@ -144,6 +144,16 @@ static inline struct dg_pin_entry *pin_lookup_rcu(struct dg_pin_cache *c,
 	return e;
 }
 
+/* A hit on @e, held: counted, and marked for the LRU scan. */
+static inline void pin_hit_account(struct dg_pin_cache *c,
+				   struct dg_pin_entry *e)
+{
+	/* a write only when it changes the line */
+	if (!READ_ONCE(e->referenced))
+		WRITE_ONCE(e->referenced, true);
+	dg_this_cpu_inc(c->pcpu, hits);
+}
+
 static inline void pin_fill_handle(struct dg_pin_entry *e,
 				   unsigned long addr, size_t len,
 				   struct dg_pin_handle *h)
@@ -211,10 +221,7 @@ __dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
 	e = pin_lookup_rcu(c, start, last, write);
 	if (unlikely(!e) || unlikely(READ_ONCE(e->prot_changed)))
 		return dg_pin_get_locked(c, addr, len, write, e);
-	/* for the LRU scan; a write only when it changes the line */
-	if (!READ_ONCE(e->referenced))
-		WRITE_ONCE(e->referenced, true);
-	dg_this_cpu_inc(c->pcpu, hits);
+	pin_hit_account(c, e);
 	return e;
 }
 
