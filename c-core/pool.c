@@ -195,6 +195,7 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	size_t align = p->align ? p->align : 1;
 	struct dg_pool *pool;
 	const char *why;
+	u32 shift;
 	int cpu;
 
 	if (dg_pool_check_params(p, &why)) {
@@ -236,16 +237,22 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 		dg_cpu_lock_init(&dg_percpu_ptr(pool->pcp, cpu)->cpu_lock);
 	/*
 	 * Caches only where a run of 4 blocks or more fits in DG_PCP_BYTES:
-	 * blocks up to 4 KiB. Without, a "run" is one block, taken for the
-	 * allocation that asked.
+	 * blocks up to 4 KiB. A run stays inside one segment (its blocks at
+	 * stride steps: struct dg_pcp_run). Without, a "run" is one block,
+	 * taken for the allocation that asked.
 	 */
-	if (DG_PCP_BYTES / pool->stride >= 4) {
-		pool->run_shift = min_t(u32, ilog2(BITS_PER_LONG),
-					ilog2(DG_PCP_BYTES / pool->stride));
-		pool->pcp_high = 1u << pool->run_shift;
+	shift = DG_PCP_BYTES / pool->stride ?
+		ilog2(DG_PCP_BYTES / pool->stride) : 0;
+	shift = min_t(u32, shift, min_t(u32, ilog2(BITS_PER_LONG),
+					 pool->seg_bits));
+	if (shift >= 2) {
+		pool->run_shift = shift;
+		pool->pcp_high = 1u << shift;
+		pool->run_span = (unsigned long)pool->stride << shift;
 	}
 	pool->run_mask = pool->pcp_high == BITS_PER_LONG ? ~0ul :
 			 (1ul << max(pool->pcp_high, 1u)) - 1;
+	pool->chunks_gen = 1;	/* runs never set have gen 0 */
 	pool->table.bits = ilog2(DG_TABLE_MIN_SLOTS);
 	pool->table.shift = pool->chunk_shift;
 	pool_fill_map_full(pool);

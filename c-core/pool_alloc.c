@@ -25,6 +25,29 @@ static __always_inline unsigned long block_offset(const struct dg_pool *pool,
 	       (unsigned long)(idx & pool->slot_mask) * pool->stride;
 }
 
+/* The chunk of a run that has been set: its live word is in it. */
+static inline struct dg_chunk *run_chunk(const struct dg_pool *pool,
+					 const struct dg_pcp_run *run)
+{
+	return container_of(run->live - pool->map_words -
+			    run->first / BITS_PER_LONG, struct dg_chunk, map[0]);
+}
+
+/* Point @run at the group of @chunk that begins at bit @first. */
+static void run_set(struct dg_pool *pool, struct dg_pcp_run *run,
+		    struct dg_chunk *chunk, u32 first, unsigned long bits)
+{
+	unsigned long off = block_offset(pool, first);
+
+	run->base = chunk->blocks + off;
+	run->dma = chunk->blocks_dma + off;
+	run->live = chunk_live(pool, chunk) + first / BITS_PER_LONG;
+	run->first = first;
+	run->gen = READ_ONCE(pool->chunks_gen);
+	/* bits: read without the locks by pcp_has_blocks() and the stats */
+	WRITE_ONCE(run->bits, bits);
+}
+
 /*
  * Take the free blocks of @chunk's first group (of 2^@shift bits, @mask
  * from bit 0) that has any. Return: their bits, in their word; *@first:
@@ -106,9 +129,8 @@ static void run_flush(struct dg_pool *pool, struct dg_pcp_run *run)
 {
 	if (!run->bits)
 		return;
-	chunk_give(pool, run->chunk, run->first / BITS_PER_LONG, run->bits,
-		   dg_hweight_long(run->bits));
-	/* bits: read without the locks by pcp_has_blocks() and the stats */
+	chunk_give(pool, run_chunk(pool, run), run->first / BITS_PER_LONG,
+		   run->bits, dg_hweight_long(run->bits));
 	WRITE_ONCE(run->bits, 0);
 }
 
@@ -133,7 +155,9 @@ static noinline bool pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
 	u32 first, nr;
 
 	if (pcp->freed.bits) {
-		run->chunk = pcp->freed.chunk;
+		run->base = pcp->freed.base;
+		run->dma = pcp->freed.dma;
+		run->live = pcp->freed.live;
 		run->first = pcp->freed.first;
 		run->gen = pcp->freed.gen;
 		WRITE_ONCE(run->bits, pcp->freed.bits);
@@ -149,10 +173,7 @@ static noinline bool pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
 	bits = chunk_take(pool, chunk, pool->run_shift, pool->run_mask, &first,
 			  &nr);
 	spin_unlock(&pool->lock);
-	run->chunk = chunk;
-	run->first = first;
-	run->gen = READ_ONCE(pool->chunks_gen);
-	WRITE_ONCE(run->bits, bits);
+	run_set(pool, run, chunk, first, bits);
 	return true;
 }
 
@@ -238,15 +259,24 @@ static __always_inline void __dma *run_hand_out(struct dg_pool *pool,
 						unsigned long flags)
 {
 	struct dg_pcp_run *run = &pcp->alloc;
-	struct dg_chunk *chunk = run->chunk;
-	unsigned long bits = run->bits;
-	u32 idx;
+	unsigned long bits = run->bits, off;
+	char __dma *mem;
+	u32 bit = __ffs(bits);
 
-	idx = (run->first & ~(BITS_PER_LONG - 1)) + __ffs(bits);
 	WRITE_ONCE(run->bits, bits & (bits - 1));
-	set_bit(idx, chunk_live(pool, chunk));
+	set_bit(bit, run->live);
+	/* A run is inside one segment: its blocks at stride steps. */
+	bit -= run->first % BITS_PER_LONG;
+	if (likely(pool->stride_shift))
+		off = (unsigned long)bit << pool->stride_shift;
+	else
+		off = (unsigned long)bit * pool->stride;
+	mem = run->base + off;
+	*dma = run->dma + off;
 	dg_pcp_unlock(pool->pcp, flags);
-	return block_hand_out(pool, chunk, idx, gfp, dma);
+	if (dg_want_zero(gfp))
+		dg_dma_zero(mem, pool->size);
+	return mem;
 }
 
 /* dg_pool_alloc() with an empty alloc run, under the cache lock. */
@@ -331,14 +361,19 @@ static noinline __cold enum dg_bad_free pool_bad_free(struct dg_pool *pool,
 	return bad;
 }
 
-/* Whether the chunk of @run may be looked at, and holds @addr. */
-static __always_inline bool run_holds(struct dg_pool *pool,
-				      const struct dg_pcp_run *run,
-				      unsigned long addr)
+/* Whether the chunk of @run may be looked at. */
+static __always_inline bool run_usable(struct dg_pool *pool,
+				       const struct dg_pcp_run *run)
 {
-	return run->chunk &&
-	       (run->bits || run->gen == READ_ONCE(pool->chunks_gen)) &&
-	       chunk_has(pool, run->chunk, addr);
+	return run->bits || run->gen == READ_ONCE(pool->chunks_gen);
+}
+
+/* Whether @run has been set, may be looked at, and its chunk holds @addr. */
+static bool run_holds(struct dg_pool *pool, const struct dg_pcp_run *run,
+		      unsigned long addr)
+{
+	return run->live && run_usable(pool, run) &&
+	       chunk_has(pool, run_chunk(pool, run), addr);
 }
 
 /* A free in a chunk that no run of this CPU knows: find it in the table. */
@@ -354,36 +389,32 @@ static noinline struct dg_chunk *pool_find_chunk(struct dg_pool *pool,
 }
 
 /* The chunk of a freed block: most frees land in one a run knows. */
-static __always_inline struct dg_chunk *pcp_find_chunk(struct dg_pool *pool,
-						       struct dg_pcp *pcp,
-						       unsigned long addr)
+static struct dg_chunk *pcp_find_chunk(struct dg_pool *pool,
+				       struct dg_pcp *pcp, unsigned long addr)
 {
-	if (likely(run_holds(pool, &pcp->alloc, addr)))
-		return pcp->alloc.chunk;
+	if (run_holds(pool, &pcp->alloc, addr))
+		return run_chunk(pool, &pcp->alloc);
 	if (run_holds(pool, &pcp->freed, addr))
-		return pcp->freed.chunk;
+		return run_chunk(pool, &pcp->freed);
 	return pool_find_chunk(pool, addr);
 }
 
 /* Whether @run may take the free block @idx of @chunk. */
-static __always_inline bool run_takes(const struct dg_pool *pool,
-				      const struct dg_pcp_run *run,
-				      struct dg_chunk *chunk, u32 idx)
+static bool run_takes(const struct dg_pool *pool,
+		      const struct dg_pcp_run *run, struct dg_chunk *chunk,
+		      u32 idx)
 {
-	return !run->bits || (run->chunk == chunk &&
+	return !run->bits || (run_chunk(pool, run) == chunk &&
 			      !((idx ^ run->first) >> pool->run_shift));
 }
 
 /* Add the free block @idx of @chunk to @run, which may take it. */
-static __always_inline void run_add(struct dg_pool *pool,
-				    struct dg_pcp_run *run,
-				    struct dg_chunk *chunk, u32 idx)
+static void run_add(struct dg_pool *pool, struct dg_pcp_run *run,
+		    struct dg_chunk *chunk, u32 idx)
 {
-	if (!run->bits) {
-		run->chunk = chunk;
-		run->first = idx >> pool->run_shift << pool->run_shift;
-		run->gen = READ_ONCE(pool->chunks_gen);
-	}
+	if (!run->bits)
+		run_set(pool, run, chunk,
+			idx >> pool->run_shift << pool->run_shift, 0);
 	WRITE_ONCE(run->bits, run->bits | BIT(idx % BITS_PER_LONG));
 }
 
@@ -460,6 +491,40 @@ static noinline enum dg_bad_free pool_free_slow(struct dg_pool *pool,
 	return DG_FREE_OK;
 }
 
+/*
+ * Where @off, a free's distance from @run's first block, lands in @run's
+ * group: sets *@bit to the block's bit number in its word, or returns
+ * false for anything the slow path must decide (a run that may not be
+ * looked at, an address between blocks, a mismatched bus address).
+ * Arithmetic only.
+ */
+static __always_inline bool run_block(struct dg_pool *pool,
+				      const struct dg_pcp_run *run,
+				      unsigned long off, dma_addr_t dma,
+				      u32 *bit)
+{
+	unsigned long i;
+
+	if (unlikely(!run_usable(pool, run)))
+		return false;
+	if (likely(pool->stride_shift)) {
+		if (unlikely(off & (pool->stride - 1)))
+			return false;
+		i = off >> pool->stride_shift;
+	} else {
+		i = (off * pool->recip) >> DG_RECIP_SHIFT;
+		/* A group may end in a segment's unused tail. */
+		if (unlikely(i * pool->stride != off ||
+			     (run->first & pool->slot_mask) + i >=
+			     pool->blocks_per_seg))
+			return false;
+	}
+	if (unlikely(run->dma + off != dma))
+		return false;
+	*bit = run->first % BITS_PER_LONG + i;
+	return true;
+}
+
 /**
  * dg_pool_free() - give a block back, after checking it is one
  * @pool: the pool
@@ -474,42 +539,34 @@ static noinline enum dg_bad_free pool_free_slow(struct dg_pool *pool,
 enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 			      dma_addr_t dma)
 {
-	unsigned long addr = dg_dma_addr(vaddr), flags;
+	unsigned long addr = dg_dma_addr(vaddr), off, flags;
 	struct dg_pcp_run *run;
-	struct dg_chunk *chunk;
 	struct dg_pcp *pcp;
-	u32 idx;
+	u32 bit;
 
 	pcp = dg_pcp_lock(pool->pcp, flags);
 	/*
-	 * Fast path: a good free of a block of a chunk one of this CPU's
-	 * runs knows, that a run can take without giving blocks back.
-	 * Anything else, the slow path, which decides afresh (nothing has
-	 * changed yet). The run lookups are pcp_find_chunk() and pcp_put()'s
-	 * written out again: through helpers that return NULL, the compiler
-	 * adds 3-4 guest instructions a pair (BENCH_ICOUNT=1, 6.12).
+	 * Fast path: a good free of a block in the group of one of this
+	 * CPU's runs (an address range: run_span is 0 without caches, and
+	 * a run never set starts at address 0). Anything else, the slow
+	 * path, which decides afresh (nothing has changed yet).
 	 */
-	if (unlikely(!pool->pcp_high || dg_want_zero_on_free()))
-		goto slow;
-	if (likely(run_holds(pool, &pcp->alloc, addr)))
-		chunk = pcp->alloc.chunk;
-	else if (run_holds(pool, &pcp->freed, addr))
-		chunk = pcp->freed.chunk;
-	else
-		goto slow;
-	if (unlikely(free_decode(pool, chunk, addr - dg_dma_addr(chunk->blocks),
-				 dma, &idx) != DG_FREE_OK))
+	if (unlikely(dg_want_zero_on_free()))
 		goto slow;
 	run = &pcp->alloc;
-	if (!run_takes(pool, run, chunk, idx)) {
+	off = addr - dg_dma_addr(run->base);
+	if (off >= pool->run_span) {
 		run = &pcp->freed;
-		if (!run_takes(pool, run, chunk, idx))
+		off = addr - dg_dma_addr(run->base);
+		if (off >= pool->run_span)
 			goto slow;
 	}
+	if (unlikely(!run_block(pool, run, off, dma, &bit)))
+		goto slow;
 	/* The one decision a racing double free cannot slip past. */
-	if (unlikely(!test_and_clear_bit(idx, chunk_live(pool, chunk))))
+	if (unlikely(!test_and_clear_bit(bit, run->live)))
 		return pool_bad_free(pool, DG_BAD_DOUBLE, vaddr, dma, flags);
-	run_add(pool, run, chunk, idx);
+	WRITE_ONCE(run->bits, run->bits | BIT(bit));
 	dg_pcp_unlock(pool->pcp, flags);
 	return DG_FREE_OK;
 slow:
@@ -633,8 +690,9 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 		pool->meta_bytes -= dg_ksize(chunk);
 		released++;
 	}
+	/* 0 is the gen of runs never set, which nothing may look at. */
 	if (released)
-		WRITE_ONCE(pool->chunks_gen, pool->chunks_gen + 1);
+		WRITE_ONCE(pool->chunks_gen, pool->chunks_gen + 1 ?: 1);
 	dg_pool_check(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
 

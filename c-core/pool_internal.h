@@ -43,14 +43,23 @@
 #define DG_PCP_BYTES		(16 * 1024ul)
 
 /*
- * @chunk may be looked at while @bits is not 0 (those blocks keep it in
- * service) or while @gen is the pool's chunks_gen (a reclaim that frees
- * chunks moves it on): so frees find their chunk without the table.
+ * A run keeps what its fast paths need precomputed: the CPU and bus
+ * addresses of its group's first block and the word of its chunk's live
+ * bits, so that neither an allocation nor a free reads the pool's chunk
+ * descriptors or divides. A run is inside one segment (pool_set_geometry()
+ * caps run_shift): its blocks sit at stride steps from @base.
+ *
+ * @base, @dma and @live may be used while @bits is not 0 (those blocks
+ * keep the chunk in service) or while @gen is the pool's chunks_gen (a
+ * reclaim that frees chunks moves it on). @live is NULL until the run is
+ * first set.
  */
 struct dg_pcp_run {
-	struct dg_chunk *chunk;
+	char __dma *base;	/* the group's first block */
+	dma_addr_t dma;		/* its bus address */
+	unsigned long *live;	/* the chunk's live-bit word of the group */
 	unsigned long bits;	/* its blocks, in their word; read unlocked */
-	u32 first;		/* bit number of its group's first block */
+	u32 first;		/* bit number of the group's first block */
 	u32 gen;
 };
 
@@ -83,6 +92,8 @@ struct dg_pool {
 	u32 run_shift;		/* log2 of that; 0 without caches */
 	unsigned long run_mask;	/* a group's bits, from bit 0 of a word */
 	u32 chunks_gen;		/* moves on when chunks are freed */
+	/* bytes from a run's base its blocks span; 0 without caches */
+	unsigned long run_span;
 	u32 size;
 	u32 stride;
 	u32 chunk_shift;
