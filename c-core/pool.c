@@ -243,8 +243,8 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	 */
 	shift = DG_PCP_BYTES / pool->stride ?
 		ilog2(DG_PCP_BYTES / pool->stride) : 0;
-	shift = min_t(u32, shift, min_t(u32, ilog2(BITS_PER_LONG),
-					 pool->seg_bits));
+	shift = min_t(u32, shift, ilog2(BITS_PER_LONG));
+	shift = min_t(u32, shift, pool->seg_bits);
 	if (shift >= 2) {
 		pool->run_shift = shift;
 		pool->pcp_high = 1u << shift;

@@ -6,7 +6,7 @@
  * into pool.c (creation, chunks, the chunk table, statistics), never the
  * other way; see pool.c for the design and the locking rules.
  */
-#include "pool_internal.h"
+#include "pool_fast.h"
 
 static const char * const dg_bad_names[DG_BAD_NR] = {
 	[DG_BAD_FOREIGN] = "pointer not from this pool",
@@ -249,41 +249,19 @@ static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
 	return block_hand_out(pool, chunk, idx, gfp, dma);
 }
 
-/*
- * Hand out the lowest block of @pcp's alloc run, which has one, and drop
- * the cache lock.
+/**
+ * dg_pool_alloc_slow() - __dg_pool_alloc() with an empty alloc run
+ * @pool: the pool
+ * @pcp: this CPU's cache, locked
+ * @gfp: as for dg_pool_alloc()
+ * @dma: as for dg_pool_alloc()
+ * @flags: the cache lock's saved flags; the lock is dropped here
+ *
+ * Return: as dg_pool_alloc().
  */
-static __always_inline void __dma *run_hand_out(struct dg_pool *pool,
-						struct dg_pcp *pcp, gfp_t gfp,
-						dma_addr_t *dma,
-						unsigned long flags)
-{
-	struct dg_pcp_run *run = &pcp->alloc;
-	unsigned long bits = run->bits, off;
-	char __dma *mem;
-	u32 bit = __ffs(bits);
-
-	WRITE_ONCE(run->bits, bits & (bits - 1));
-	set_bit(bit, run->live);
-	/* A run is inside one segment: its blocks at stride steps. */
-	bit -= run->first % BITS_PER_LONG;
-	if (likely(pool->stride_shift))
-		off = (unsigned long)bit << pool->stride_shift;
-	else
-		off = (unsigned long)bit * pool->stride;
-	mem = run->base + off;
-	*dma = run->dma + off;
-	dg_pcp_unlock(pool->pcp, flags);
-	if (dg_want_zero(gfp))
-		dg_dma_zero(mem, pool->size);
-	return mem;
-}
-
-/* dg_pool_alloc() with an empty alloc run, under the cache lock. */
-static noinline void __dma *pool_alloc_slow(struct dg_pool *pool,
-					    struct dg_pcp *pcp, gfp_t gfp,
-					    dma_addr_t *dma,
-					    unsigned long flags)
+noinline void __dma *dg_pool_alloc_slow(struct dg_pool *pool,
+					struct dg_pcp *pcp, gfp_t gfp,
+					dma_addr_t *dma, unsigned long flags)
 {
 	if (!pcp_refill(pool, pcp)) {
 		dg_pcp_unlock(pool->pcp, flags);
@@ -302,14 +280,7 @@ static noinline void __dma *pool_alloc_slow(struct dg_pool *pool,
  */
 void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma)
 {
-	struct dg_pcp *pcp;
-	unsigned long flags;
-
-	might_alloc(gfp);
-	pcp = dg_pcp_lock(pool->pcp, flags);
-	if (unlikely(!pcp->alloc.bits))
-		return pool_alloc_slow(pool, pcp, gfp, dma, flags);
-	return run_hand_out(pool, pcp, gfp, dma, flags);
+	return __dg_pool_alloc(pool, gfp, dma);
 }
 
 /*
@@ -342,11 +313,21 @@ static __always_inline enum dg_bad_free free_decode(struct dg_pool *pool,
 	return DG_FREE_OK;
 }
 
-static noinline __cold enum dg_bad_free pool_bad_free(struct dg_pool *pool,
-						      enum dg_bad_free bad,
-						      void __dma *vaddr,
-						      dma_addr_t dma,
-						      unsigned long flags)
+/**
+ * dg_pool_bad_free() - count and report a free that is not applied
+ * @pool: the pool
+ * @bad: what is wrong with it
+ * @vaddr: the address freed
+ * @dma: the bus address given with it
+ * @flags: the cache lock's saved flags; the lock is dropped here
+ *
+ * Return: @bad.
+ */
+noinline __cold enum dg_bad_free dg_pool_bad_free(struct dg_pool *pool,
+						  enum dg_bad_free bad,
+						  void __dma *vaddr,
+						  dma_addr_t dma,
+						  unsigned long flags)
 {
 	bool first;
 
@@ -359,13 +340,6 @@ static noinline __cold enum dg_bad_free pool_bad_free(struct dg_pool *pool,
 	dg_report_bad_free(pool->dev, first, pool->name, vaddr, dma,
 			   dg_bad_names[bad]);
 	return bad;
-}
-
-/* Whether the chunk of @run may be looked at. */
-static __always_inline bool run_usable(struct dg_pool *pool,
-				       const struct dg_pcp_run *run)
-{
-	return run->bits || run->gen == READ_ONCE(pool->chunks_gen);
 }
 
 /* Whether @run has been set, may be looked at, and its chunk holds @addr. */
@@ -452,17 +426,24 @@ static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 	run_add(pool, run, chunk, idx);
 }
 
-/*
- * dg_pool_free() for everything its fast path leaves: a block of a chunk
- * no run knows, of a group neither run can take, init_on_free, a pool
- * without caches, a bad free. Called under this CPU's cache lock, which
- * it drops.
+/**
+ * dg_pool_free_slow() - a free that __dg_pool_free() cannot apply alone
+ * @pool: the pool
+ * @pcp: this CPU's cache, locked
+ * @vaddr: as for dg_pool_free()
+ * @dma: as for dg_pool_free()
+ * @flags: the cache lock's saved flags; the lock is dropped here
+ *
+ * A block of a chunk no run knows, of a group neither run can take,
+ * init_on_free, a pool without caches, a bad free: decided afresh, as
+ * nothing has changed yet.
+ *
+ * Return: as dg_pool_free().
  */
-static noinline enum dg_bad_free pool_free_slow(struct dg_pool *pool,
-						struct dg_pcp *pcp,
-						void __dma *vaddr,
-						dma_addr_t dma,
-						unsigned long flags)
+noinline enum dg_bad_free dg_pool_free_slow(struct dg_pool *pool,
+					    struct dg_pcp *pcp,
+					    void __dma *vaddr, dma_addr_t dma,
+					    unsigned long flags)
 {
 	unsigned long addr = dg_dma_addr(vaddr), off;
 	struct dg_chunk *chunk;
@@ -471,7 +452,7 @@ static noinline enum dg_bad_free pool_free_slow(struct dg_pool *pool,
 
 	chunk = pcp_find_chunk(pool, pcp, addr);
 	if (unlikely(!chunk))
-		return pool_bad_free(pool, DG_BAD_FOREIGN, vaddr, dma, flags);
+		return dg_pool_bad_free(pool, DG_BAD_FOREIGN, vaddr, dma, flags);
 	off = addr - dg_dma_addr(chunk->blocks);
 	bad = free_decode(pool, chunk, off, dma, &idx);
 	/* The one decision a racing double free cannot slip past. */
@@ -479,7 +460,7 @@ static noinline enum dg_bad_free pool_free_slow(struct dg_pool *pool,
 	    unlikely(!test_and_clear_bit(idx, chunk_live(pool, chunk))))
 		bad = DG_BAD_DOUBLE;
 	if (unlikely(bad))
-		return pool_bad_free(pool, bad, vaddr, dma, flags);
+		return dg_pool_bad_free(pool, bad, vaddr, dma, flags);
 	/*
 	 * init_on_free: zero before the block can be handed out again, so it
 	 * never is dirty. This is a debug-style option.
@@ -489,40 +470,6 @@ static noinline enum dg_bad_free pool_free_slow(struct dg_pool *pool,
 	pcp_put(pool, pcp, chunk, idx);
 	dg_pcp_unlock(pool->pcp, flags);
 	return DG_FREE_OK;
-}
-
-/*
- * Where @off, a free's distance from @run's first block, lands in @run's
- * group: sets *@bit to the block's bit number in its word, or returns
- * false for anything the slow path must decide (a run that may not be
- * looked at, an address between blocks, a mismatched bus address).
- * Arithmetic only.
- */
-static __always_inline bool run_block(struct dg_pool *pool,
-				      const struct dg_pcp_run *run,
-				      unsigned long off, dma_addr_t dma,
-				      u32 *bit)
-{
-	unsigned long i;
-
-	if (unlikely(!run_usable(pool, run)))
-		return false;
-	if (likely(pool->stride_shift)) {
-		if (unlikely(off & (pool->stride - 1)))
-			return false;
-		i = off >> pool->stride_shift;
-	} else {
-		i = (off * pool->recip) >> DG_RECIP_SHIFT;
-		/* A group may end in a segment's unused tail. */
-		if (unlikely(i * pool->stride != off ||
-			     (run->first & pool->slot_mask) + i >=
-			     pool->blocks_per_seg))
-			return false;
-	}
-	if (unlikely(run->dma + off != dma))
-		return false;
-	*bit = run->first % BITS_PER_LONG + i;
-	return true;
 }
 
 /**
@@ -539,38 +486,7 @@ static __always_inline bool run_block(struct dg_pool *pool,
 enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 			      dma_addr_t dma)
 {
-	unsigned long addr = dg_dma_addr(vaddr), off, flags;
-	struct dg_pcp_run *run;
-	struct dg_pcp *pcp;
-	u32 bit;
-
-	pcp = dg_pcp_lock(pool->pcp, flags);
-	/*
-	 * Fast path: a good free of a block in the group of one of this
-	 * CPU's runs (an address range: run_span is 0 without caches, and
-	 * a run never set starts at address 0). Anything else, the slow
-	 * path, which decides afresh (nothing has changed yet).
-	 */
-	if (unlikely(dg_want_zero_on_free()))
-		goto slow;
-	run = &pcp->alloc;
-	off = addr - dg_dma_addr(run->base);
-	if (off >= pool->run_span) {
-		run = &pcp->freed;
-		off = addr - dg_dma_addr(run->base);
-		if (off >= pool->run_span)
-			goto slow;
-	}
-	if (unlikely(!run_block(pool, run, off, dma, &bit)))
-		goto slow;
-	/* The one decision a racing double free cannot slip past. */
-	if (unlikely(!test_and_clear_bit(bit, run->live)))
-		return pool_bad_free(pool, DG_BAD_DOUBLE, vaddr, dma, flags);
-	WRITE_ONCE(run->bits, run->bits | BIT(bit));
-	dg_pcp_unlock(pool->pcp, flags);
-	return DG_FREE_OK;
-slow:
-	return pool_free_slow(pool, pcp, vaddr, dma, flags);
+	return __dg_pool_free(pool, vaddr, dma);
 }
 
 /*

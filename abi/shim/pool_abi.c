@@ -5,9 +5,10 @@
  * dg_test_hooks.c) and documented once, in <dmaguard/dmaguard.h> and
  * <dmaguard/pool.h>.
  *
- * The public handle is the core pool itself, so the hot paths cost one
- * tail call; device-visible memory leaves the __dma address space here,
- * and only here, when a block is handed to its driver.
+ * The public handle is the core pool itself, and the hot paths run the
+ * core's inline fast paths (pool_fast.h) here; device-visible memory
+ * leaves the __dma address space here, and only here, when a block is
+ * handed to its driver.
  *
  * This file sees the size-carrying structs as incomplete types, so that
  * no symbol version (genksyms or gendwarfksyms) covers their layout: see
@@ -25,6 +26,7 @@
 #include "dg_platform.h"
 #include "dg_kernel.h"
 #include "dg_pool_conv.h"
+#include "pool_fast.h"
 
 static inline struct dg_pool *to_core(struct dmaguard_pool *pool)
 {
@@ -125,14 +127,15 @@ DG_EXPORT(dmaguard_pool_create_opts);
 void *dmaguard_pool_alloc(struct dmaguard_pool *pool, gfp_t mem_flags,
 			  dma_addr_t *handle)
 {
-	return (void __force *)dg_pool_alloc(to_core(pool), mem_flags, handle);
+	return (void __force *)__dg_pool_alloc(to_core(pool), mem_flags,
+					       handle);
 }
 DG_EXPORT(dmaguard_pool_alloc);
 
 void dmaguard_pool_free(struct dmaguard_pool *pool, void *vaddr,
 			dma_addr_t dma)
 {
-	dg_pool_free(to_core(pool), (void __dma __force *)vaddr, dma);
+	__dg_pool_free(to_core(pool), (void __dma __force *)vaddr, dma);
 }
 DG_EXPORT(dmaguard_pool_free);
 

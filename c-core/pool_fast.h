@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The pool's fast paths, inline: dg_pool_alloc() and dg_pool_free()
+ * (pool_alloc.c) and the exported calls (abi/shim/pool_abi.c) are each
+ * one function that calls out of line only for what needs the pool lock
+ * or a report.
+ */
+#ifndef _DMAGUARD_CORE_POOL_FAST_H
+#define _DMAGUARD_CORE_POOL_FAST_H
+
+#include "pool_internal.h"
+
+/* pool_alloc.c */
+void __dma *dg_pool_alloc_slow(struct dg_pool *pool, struct dg_pcp *pcp,
+			       gfp_t gfp, dma_addr_t *dma,
+			       unsigned long flags);
+enum dg_bad_free dg_pool_free_slow(struct dg_pool *pool, struct dg_pcp *pcp,
+				   void __dma *vaddr, dma_addr_t dma,
+				   unsigned long flags);
+enum dg_bad_free dg_pool_bad_free(struct dg_pool *pool, enum dg_bad_free bad,
+				  void __dma *vaddr, dma_addr_t dma,
+				  unsigned long flags);
+
+/*
+ * Hand out the lowest block of @pcp's alloc run, which has one, and drop
+ * the cache lock.
+ */
+static __always_inline void __dma *run_hand_out(struct dg_pool *pool,
+						struct dg_pcp *pcp, gfp_t gfp,
+						dma_addr_t *dma,
+						unsigned long flags)
+{
+	struct dg_pcp_run *run = &pcp->alloc;
+	unsigned long bits = run->bits, off;
+	char __dma *mem;
+	u32 bit = __ffs(bits);
+
+	WRITE_ONCE(run->bits, bits & (bits - 1));
+	set_bit(bit, run->live);
+	/* A run is inside one segment: its blocks at stride steps. */
+	bit -= run->first % BITS_PER_LONG;
+	if (likely(pool->stride_shift))
+		off = (unsigned long)bit << pool->stride_shift;
+	else
+		off = (unsigned long)bit * pool->stride;
+	mem = run->base + off;
+	*dma = run->dma + off;
+	dg_pcp_unlock(pool->pcp, flags);
+	if (dg_want_zero(gfp))
+		dg_dma_zero(mem, pool->size);
+	return mem;
+}
+
+/* Whether the chunk of @run may be looked at. */
+static __always_inline bool run_usable(struct dg_pool *pool,
+				       const struct dg_pcp_run *run)
+{
+	return run->bits || run->gen == READ_ONCE(pool->chunks_gen);
+}
+
+/* dg_pool_alloc(), which documents it. */
+static __always_inline void __dma *__dg_pool_alloc(struct dg_pool *pool,
+						   gfp_t gfp, dma_addr_t *dma)
+{
+	struct dg_pcp *pcp;
+	unsigned long flags;
+
+	might_alloc(gfp);
+	pcp = dg_pcp_lock(pool->pcp, flags);
+	if (unlikely(!pcp->alloc.bits))
+		return dg_pool_alloc_slow(pool, pcp, gfp, dma, flags);
+	return run_hand_out(pool, pcp, gfp, dma, flags);
+}
+
+/*
+ * Where @off, a free's distance from @run's first block, lands in @run's
+ * group: sets *@bit to the block's bit number in its word, or returns
+ * false for anything the slow path must decide (a run that may not be
+ * looked at, an address between blocks, a mismatched bus address).
+ * Arithmetic only.
+ */
+static __always_inline bool run_block(struct dg_pool *pool,
+				      const struct dg_pcp_run *run,
+				      unsigned long off, dma_addr_t dma,
+				      u32 *bit)
+{
+	unsigned long i;
+
+	if (unlikely(!run_usable(pool, run)))
+		return false;
+	if (likely(pool->stride_shift)) {
+		if (unlikely(off & (pool->stride - 1)))
+			return false;
+		i = off >> pool->stride_shift;
+	} else {
+		i = (off * pool->recip) >> DG_RECIP_SHIFT;
+		/* A group may end in a segment's unused tail. */
+		if (unlikely(i * pool->stride != off ||
+			     (run->first & pool->slot_mask) + i >=
+			     pool->blocks_per_seg))
+			return false;
+	}
+	if (unlikely(run->dma + off != dma))
+		return false;
+	*bit = run->first % BITS_PER_LONG + i;
+	return true;
+}
+
+/* dg_pool_free(), which documents it. */
+static __always_inline enum dg_bad_free __dg_pool_free(struct dg_pool *pool,
+						       void __dma *vaddr,
+						       dma_addr_t dma)
+{
+	unsigned long addr = dg_dma_addr(vaddr), off, flags;
+	struct dg_pcp_run *run;
+	struct dg_pcp *pcp;
+	u32 bit;
+
+	pcp = dg_pcp_lock(pool->pcp, flags);
+	/*
+	 * Fast path: a good free of a block in the group of one of this
+	 * CPU's runs (an address range: run_span is 0 without caches, and
+	 * a run never set starts at address 0). Anything else, the slow
+	 * path, which decides afresh (nothing has changed yet).
+	 */
+	if (unlikely(dg_want_zero_on_free()))
+		goto slow;
+	run = &pcp->alloc;
+	off = addr - dg_dma_addr(run->base);
+	if (off >= pool->run_span) {
+		run = &pcp->freed;
+		off = addr - dg_dma_addr(run->base);
+		if (off >= pool->run_span)
+			goto slow;
+	}
+	if (unlikely(!run_block(pool, run, off, dma, &bit)))
+		goto slow;
+	/* The one decision a racing double free cannot slip past. */
+	if (unlikely(!test_and_clear_bit(bit, run->live)))
+		return dg_pool_bad_free(pool, DG_BAD_DOUBLE, vaddr, dma, flags);
+	WRITE_ONCE(run->bits, run->bits | BIT(bit));
+	dg_pcp_unlock(pool->pcp, flags);
+	return DG_FREE_OK;
+slow:
+	return dg_pool_free_slow(pool, pcp, vaddr, dma, flags);
+}
+
+#endif /* _DMAGUARD_CORE_POOL_FAST_H */
