@@ -237,7 +237,7 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 		dg_cpu_lock_init(&dg_percpu_ptr(pool->pcp, cpu)->cpu_lock);
 	/*
 	 * Caches only where a run of 4 blocks or more fits in DG_PCP_BYTES:
-	 * blocks up to 4 KiB. A run stays inside one segment (its blocks at
+	 * blocks up to 16 KiB. A run stays inside one segment (its blocks at
 	 * stride steps: struct dg_pcp_run). Without, a "run" is one block,
 	 * taken for the allocation that asked.
 	 */

@@ -79,9 +79,14 @@ void dg_plat_reclaim_kick(struct dg_pool_plat *plat, unsigned int nr_empty)
 {
 	/*
 	 * ">=": blocks in the CPUs' caches may keep more chunks from looking
-	 * empty; the reclaim drains the caches before it counts.
+	 * empty; the reclaim drains the caches before it counts. A plain
+	 * look at the pending bit first: queueing a pending work changes
+	 * nothing but costs an atomic and an interrupt toggle, and frees
+	 * kick on every run they give back. A stale look only delays the
+	 * reclaim to the next kick.
 	 */
-	if (nr_empty >= READ_ONCE(reclaim_keep_chunks))
+	if (nr_empty >= READ_ONCE(reclaim_keep_chunks) &&
+	    !delayed_work_pending(&plat->reclaim))
 		queue_delayed_work(system_unbound_wq, &plat->reclaim,
 				   dg_reclaim_delay());
 }
