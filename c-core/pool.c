@@ -238,8 +238,9 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	/*
 	 * Caches only where a run of 4 blocks or more fits in DG_PCP_BYTES:
 	 * blocks up to 16 KiB. A run stays inside one segment (its blocks at
-	 * stride steps: struct dg_pcp_run). Without, a "run" is one block,
-	 * taken for the allocation that asked.
+	 * stride steps: struct dg_pcp_run), so a pool with fewer than 4
+	 * blocks a boundary segment has none either. Without, a "run" is one
+	 * block, taken for the allocation that asked.
 	 */
 	shift = DG_PCP_BYTES / pool->stride ?
 		ilog2(DG_PCP_BYTES / pool->stride) : 0;

@@ -31,9 +31,10 @@
 /*
  * Per-CPU caches of free blocks, in runs: a run is free blocks of one
  * group of a bitmap word of one chunk (the aligned 2^run_shift bits that
- * hold DG_PCP_BYTES of blocks at most: the whole word for blocks up to
- * 1 KiB, 16 blocks of 4 KiB), taken out of the chunk (their bits are
- * clear there) and
+ * hold DG_PCP_BYTES of blocks at most, inside one segment: 64 blocks of
+ * up to 128 bytes, a whole chunk from 256 bytes up: 32 blocks of 256 B to
+ * 2 KiB, 16 of 4 KiB), taken out of the chunk (their bits are clear
+ * there) and
  * owned by one CPU. A CPU has two: allocation hands out the lowest block
  * of its alloc run; a free goes to the alloc run when it is of that run's
  * group, else to the freed run, which goes back to its chunk when a free
