@@ -34,11 +34,10 @@
  * hold DG_PCP_BYTES of blocks at most, inside one segment: 64 blocks of
  * up to 128 bytes, a whole chunk from 256 bytes up: 32 blocks of 256 B to
  * 2 KiB, 16 of 4 KiB), taken out of the chunk (their bits are clear
- * there) and
- * owned by one CPU. A CPU has two: allocation hands out the lowest block
- * of its alloc run; a free goes to the alloc run when it is of that run's
- * group, else to the freed run, which goes back to its chunk when a free
- * of yet another group comes. An empty alloc run takes the freed run, or
+ * there) and owned by one CPU. A CPU has two: allocation hands out the
+ * lowest block of its alloc run; a free goes to the alloc run when it is
+ * of that run's group, else to the freed run, which goes back to its chunk
+ * when a free of yet another group comes. An empty alloc run takes the freed run, or
  * a group of the first partial chunk under the pool lock: in-order
  * patterns take the pool lock once per group of blocks each way.
  *
@@ -53,8 +52,8 @@
  * A run keeps what its fast paths need precomputed: the CPU and bus
  * addresses of its group's first block and the word of its chunk's live
  * bits, so that neither an allocation nor a free reads the pool's chunk
- * descriptors or divides. A run is inside one segment (pool_set_geometry()
- * caps run_shift): its blocks sit at stride steps from @base.
+ * descriptors or divides. A run is inside one segment (dg_pool_create()
+ * caps run_shift at seg_bits): its blocks sit at stride steps from @base.
  *
  * @base, @dma and @live may be used while @bits is not 0 (those blocks
  * keep the chunk in service) or while @gen is the pool's chunks_gen (a
