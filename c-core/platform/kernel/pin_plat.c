@@ -162,6 +162,17 @@ static enum dma_data_direction dg_pin_dir(bool write)
 	return write ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
 }
 
+/*
+ * A cached mapping is kept only where syncs do nothing (see
+ * dg_pin_plat_map()), so it skips them, as page_pool's long-lived
+ * mappings do. This also states that two mappings of one page are
+ * intended: an entry invalidated while an I/O holds it keeps its
+ * mapping until the put, while a new entry of the same range maps the
+ * pages the range kept; CONFIG_DMA_API_DEBUG reports such overlaps
+ * unless the syncs are the caller's.
+ */
+#define DG_PIN_MAP_ATTRS	DMA_ATTR_SKIP_CPU_SYNC
+
 /* Would a transfer through this mapping need dma_sync_*() calls? */
 static bool dg_pin_sgt_needs_sync(struct device *dev, struct sg_table *sgt)
 {
@@ -206,7 +217,8 @@ int dg_pin_plat_map(struct dg_pin_plat *plat, void **pages,
 						GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto free;
-	ret = dma_map_sgtable(plat->dev, sgt, dg_pin_dir(write), 0);
+	ret = dma_map_sgtable(plat->dev, sgt, dg_pin_dir(write),
+			      DG_PIN_MAP_ATTRS);
 	if (ret)
 		goto free_table;
 	/*
@@ -217,7 +229,8 @@ int dg_pin_plat_map(struct dg_pin_plat *plat, void **pages,
 	 */
 	if (dg_pin_sgt_needs_sync(plat->dev, sgt)) {
 		WRITE_ONCE(plat->map_needs_sync, true);
-		dma_unmap_sgtable(plat->dev, sgt, dg_pin_dir(write), 0);
+		dma_unmap_sgtable(plat->dev, sgt, dg_pin_dir(write),
+				  DG_PIN_MAP_ATTRS);
 		sg_free_table(sgt);
 		kfree(sgt);
 		return 0;
@@ -237,7 +250,7 @@ void dg_pin_plat_unmap(struct dg_pin_plat *plat, void *cookie,
 {
 	struct sg_table *sgt = cookie;
 
-	dma_unmap_sgtable(plat->dev, sgt, dg_pin_dir(write), 0);
+	dma_unmap_sgtable(plat->dev, sgt, dg_pin_dir(write), DG_PIN_MAP_ATTRS);
 	sg_free_table(sgt);
 	kfree(sgt);
 }
