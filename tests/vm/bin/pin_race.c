@@ -30,6 +30,7 @@ static int fd;
 static char *win;
 static volatile int stop;
 static volatile unsigned long rounds;
+static volatile int getters_in;	/* getters that have started */
 
 struct getter {
 	struct pt_hammer h;
@@ -46,6 +47,7 @@ static void *getter(void *arg)
 	struct getter *g = arg;
 	int b;
 
+	__atomic_add_fetch(&getters_in, 1, __ATOMIC_SEQ_CST);
 	for (b = 0; b < MAX_BATCHES && !g->ret &&
 	     (!b || rounds < MIN_ROUNDS); b++) {
 		g->h.ok = g->h.faults = g->h.other = 0;
@@ -61,7 +63,11 @@ static void *getter(void *arg)
 	return NULL;
 }
 
-/* Unmap, remap and DONTNEED pages of the window until the getters end. */
+/*
+ * Unmap, remap and DONTNEED pages of the window until the getters end.
+ * Changes count only once both getters run: a changer that made its
+ * rounds before they started would leave them a batch with no race.
+ */
 static void *changer(void *arg)
 {
 	unsigned long page;
@@ -70,6 +76,8 @@ static void *changer(void *arg)
 
 	(void)arg;
 
+	while (!stop && getters_in < 2)
+		sched_yield();
 	while (!stop) {
 		page = rand_r(&seed) % WINDOW;
 		p = win + page * PAGE;
