@@ -18,6 +18,8 @@
 
 virtual patch
 virtual report
+virtual no_import
+virtual import_only
 
 @managed@
 identifier fn =~ "^dmam_pool_(create|destroy)$";
@@ -74,17 +76,45 @@ print("%s:%s:%s: dma_pool-to-dmaguard: %s(): managed dma_pool has no dmaguard eq
  #include <linux/module.h>
 + #include <dmaguard/dmaguard.h>
 
-@ns_have depends on patch@
+// no <linux/module.h> (a file that only allocates, a header): after the
+// last <...> include
+@inc_last depends on patch && (calls || types) && !inc_replace && !inc_have &&
+  !inc_add@
+@@
+ #include <...>
++ #include <dmaguard/dmaguard.h>
+
+@ns_have depends on patch || import_only@
 declarer name DMAGUARD_IMPORT_NS;
 @@
 DMAGUARD_IMPORT_NS();
 
-@ns_add depends on patch && (calls || types) && !ns_have@
+@ns_add depends on patch && !no_import && (calls || types) && !ns_have@
 declarer name MODULE_LICENSE;
 expression E;
 @@
 MODULE_LICENSE(E);
 +DMAGUARD_IMPORT_NS();
+
+// -D import_only: the module's import, after MODULE_LICENSE() in a file
+// that may have no pool call (xhci.c for xhci-hcd); a conversion of a
+// whole module (scripts/convert-driver.py) runs -D patch -D no_import on
+// every file, then this on the one file of each module with the license.
+@ns_license depends on import_only && !ns_have@
+declarer name MODULE_LICENSE;
+expression E;
+@@
+MODULE_LICENSE(E);
++DMAGUARD_IMPORT_NS();
+
+@ns_inc_have depends on ns_license@
+@@
+ #include <dmaguard/dmaguard.h>
+
+@ns_inc_add depends on ns_license && !ns_inc_have@
+@@
+ #include <...>
++ #include <dmaguard/dmaguard.h>
 
 @report_calls depends on report@
 identifier fn =~ "^dma_pool_(create|create_node|alloc|zalloc|free|destroy)$";

@@ -17,6 +17,9 @@
 #    dma_pool by the same rule in report mode, and built against the newest
 #    kernel's headers with dmaguard's Module.symvers (so that modpost checks
 #    every symbol and the DMAGUARD_V1 namespace import).
+# 4. A whole driver directory: scripts/convert-driver.py over
+#    tests/static/cocci/convert-dir (a pool held in a local header), built
+#    the same way, and its planted case (the rule alone misses files).
 #
 # Prints one "ok - ..." / "not ok - ..." line per case on stdout, details on
 # stderr; exits 1 when any case failed. COCCI_JOBS: spatch -j (default 2).
@@ -198,5 +201,54 @@ if [ -n "$kver" ] && [ -s "$conv/sample_drv.c" ]; then
 		grep -E 'warning|WARNING|error|ERROR' "$conv/build.log" >&2
 		notok "cocci dma_pool-to-dmaguard: converted sample driver does not build for $kver (log $conv/build.log)"
 	fi
+fi
+
+# ---- 4. conversion of a whole driver directory ------------------------------
+# scripts/convert-driver.py (make convert) on a module whose pool pointer
+# is in a local header and one of whose files only allocates: every file
+# converted, one import in the module that calls dmaguard and none in the
+# one that only names the struct, and both build with modpost checking.
+# Planted: the rule alone on the file that creates the pool (the
+# single-file way) leaves the header and the allocating file behind.
+dir_src=$fixtures/convert-dir
+dir_out=$out/convert-dir
+if scripts/convert-driver.py "$dir_src" "$dir_out" > "$out/convert-dir.log" 2>&1; then
+	left=$(grep -rlE '\bdma_pool_[a-z_]+\(|struct dma_pool\b' "$dir_out" | grep -c . || true)
+	imports=$(grep -l 'DMAGUARD_IMPORT_NS()' "$dir_out"/*.c | xargs -r -n1 basename | paste -sd, -)
+	if [ "$left" -eq 0 ] && [ "$imports" = ringdrv_main.c ] &&
+	   grep -q 'dmaguard/dmaguard.h' "$dir_out/ringdrv_ring.c" &&
+	   grep -q 'dmaguard/dmaguard.h' "$dir_out/ringdrv.h"; then
+		ok "cocci convert-driver: $dir_src: every file converted, one import (ringdrv_main.c)"
+	else
+		cat "$out/convert-dir.log" >&2
+		notok "cocci convert-driver: $dir_src: $left files keep dma_pool, imports in [$imports]"
+	fi
+	if [ -n "$kver" ]; then
+		if make -C "/lib/modules/$kver/build" M="$dir_out" \
+			KCFLAGS="-I$top/abi/include" \
+			KBUILD_EXTRA_SYMBOLS="$symvers" modules > "$dir_out/build.log" 2>&1 &&
+		   [ -f "$dir_out/ringdrv.ko" ] && [ -f "$dir_out/ringstat.ko" ] &&
+		   ! grep -qE 'warning:|WARNING:|error:|ERROR:' "$dir_out/build.log" &&
+		   [ "$(modinfo -F import_ns "$dir_out/ringdrv.ko")" = DMAGUARD_V1 ] &&
+		   [ -z "$(modinfo -F import_ns "$dir_out/ringstat.ko")" ]; then
+			ok "cocci convert-driver: converted $dir_src builds for $kver with 0 warnings (ringdrv imports DMAGUARD_V1, ringstat nothing)"
+		else
+			grep -E 'warning|WARNING|error|ERROR' "$dir_out/build.log" >&2
+			notok "cocci convert-driver: converted $dir_src does not build for $kver (log $dir_out/build.log)"
+		fi
+	fi
+else
+	cat "$out/convert-dir.log" >&2
+	notok "cocci convert-driver: $dir_src: the tool failed"
+fi
+planted=$out/convert-dir-planted
+cp -r "$dir_src" "$planted"
+spatch --very-quiet -D patch --in-place --sp-file "$rules_dir/dma_pool-to-dmaguard.cocci" \
+	"$planted/ringdrv_main.c" > "$planted/spatch.log" 2>&1
+missed=$(grep -lE '\bdma_pool_[a-z_]+\(|struct dma_pool\b' "$planted"/*.[ch] | xargs -r -n1 basename | paste -sd, -)
+if [ "$missed" = "ringdrv.h,ringdrv_ring.c" ]; then
+	ok "cocci convert-driver: planted: the rule on ringdrv_main.c alone leaves $missed, which the tool converts"
+else
+	notok "cocci convert-driver: planted: the rule alone left [$missed], not the header and the allocating file"
 fi
 exit $fail
