@@ -17,9 +17,9 @@ which files each of its modes runs on:
    include or a local header's inline function): one namespace import per
    module. The modules and their objects are read from the Makefile.
 
-A module with a managed pool (dmam_pool_*) has no dmaguard equivalent yet:
-it is left as it is and reported, with the headers its files include.
-Prints one line per file and module; exit 1 when something was left.
+Managed pools (dmam_pool_*) become dmaguard's (dmaguard_pool_*_managed,
+ABI v1.2). Prints one line per file and module; exit 1 when something was
+left to a human.
 """
 
 import os
@@ -32,8 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 DMAGUARD_CALL = re.compile(r"\bdmaguard_pool_[a-z_]+\s*\(")
 POOL_NAME = re.compile(
     r"\b(dma_pool_(create|create_node|alloc|zalloc|free|destroy)\s*\(|"
-    r"struct\s+dma_pool\b)")
-MANAGED = re.compile(r"\bdmam_pool_(create|destroy)\s*\(")
+    r"dmam_pool_(create|destroy)\s*\(|struct\s+dma_pool\b)")
 LICENSE = re.compile(r"^\s*MODULE_LICENSE\s*\(", re.M)
 LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # obj-y, obj-m, obj-$(CONFIG_X) ... += a.o b/  and  foo-y/-objs/-$(X) += ...
@@ -143,22 +142,8 @@ def main():
     modules = modules_of(out)
     members = {mod: with_included(out, objs) for mod, objs in modules.items()}
 
-    # Modules with a managed pool stay as they are, with what they include.
-    held, left = set(), 0
-    for mod, files in sorted(members.items()):
-        managed = sorted(f for f in files if MANAGED.search(text.get(f, "")))
-        if managed:
-            held |= files
-            print(f"left    {mod}: dmam_pool_*() in {', '.join(managed)}: "
-                  "no managed dmaguard pool, convert by hand")
-            left += 1
-    for rel in sources:
-        if MANAGED.search(text[rel]) and rel not in held:
-            held.add(rel)
-            print(f"left    {rel}: dmam_pool_*() outside any module")
-            left += 1
-
-    todo = [r for r in sources if POOL_NAME.search(text[r]) and r not in held]
+    left = 0
+    todo = [r for r in sources if POOL_NAME.search(text[r])]
     if todo and not spatch(rule, ["patch", "no_import"],
                            [os.path.join(out, r) for r in todo]):
         sys.exit("convert: spatch failed")

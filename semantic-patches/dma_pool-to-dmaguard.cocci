@@ -8,9 +8,9 @@
 /// may notice: no 16-byte minimum block size, and bad frees are reported
 /// and refused instead of corrupting the pool.
 ///
-/// Managed pools (dmam_pool_create/dmam_pool_destroy) have no dmaguard
-/// equivalent: a file using them is reported and not converted (mixing
-/// both pool types in one file needs a human).
+/// Managed pools become dmaguard's managed pools (since v1.2):
+/// dmam_pool_create/dmam_pool_destroy to dmaguard_pool_create_managed/
+/// dmaguard_pool_destroy_managed, same arguments.
 ///
 // Confidence: High
 // Options: --no-includes --include-headers
@@ -21,20 +21,7 @@ virtual report
 virtual no_import
 virtual import_only
 
-@managed@
-identifier fn =~ "^dmam_pool_(create|destroy)$";
-position p;
-@@
-fn@p(...)
-
-@script:python depends on report@
-fn << managed.fn;
-p << managed.p;
-@@
-print("%s:%s:%s: dma_pool-to-dmaguard: %s(): managed dma_pool has no dmaguard equivalent, convert by hand"
-      % (p[0].file, p[0].line, p[0].column, fn))
-
-@calls depends on patch && !managed@
+@calls depends on patch@
 @@
 (
 - dma_pool_create
@@ -54,10 +41,16 @@ print("%s:%s:%s: dma_pool-to-dmaguard: %s(): managed dma_pool has no dmaguard eq
 |
 - dma_pool_destroy
 + dmaguard_pool_destroy
+|
+- dmam_pool_create
++ dmaguard_pool_create_managed
+|
+- dmam_pool_destroy
++ dmaguard_pool_destroy_managed
 )
   (...)
 
-@types depends on patch && !managed@
+@types depends on patch@
 @@
 - struct dma_pool
 + struct dmaguard_pool
@@ -117,7 +110,7 @@ MODULE_LICENSE(E);
 + #include <dmaguard/dmaguard.h>
 
 @report_calls depends on report@
-identifier fn =~ "^dma_pool_(create|create_node|alloc|zalloc|free|destroy)$";
+identifier fn =~ "^dmam?_pool_(create|create_node|alloc|zalloc|free|destroy)$";
 position p;
 @@
 fn@p(...)
@@ -126,5 +119,6 @@ fn@p(...)
 fn << report_calls.fn;
 p << report_calls.p;
 @@
-print("%s:%s:%s: dma_pool-to-dmaguard: %s(): the kernel's dma_pool keeps its free list in DMA memory; use dmaguard_%s() (spatch -D patch converts)"
-      % (p[0].file, p[0].line, p[0].column, fn, fn[4:]))
+new = "dmaguard_" + fn[5:] + "_managed" if fn.startswith("dmam_") else "dmaguard_" + fn[4:]
+print("%s:%s:%s: dma_pool-to-dmaguard: %s(): the kernel's dma_pool keeps its free list in DMA memory; use %s() (spatch -D patch converts)"
+      % (p[0].file, p[0].line, p[0].column, fn, new))

@@ -149,6 +149,54 @@ void dmaguard_pool_destroy(struct dmaguard_pool *pool)
 }
 DG_EXPORT(dmaguard_pool_destroy);
 
+/* The device resource of a managed pool: the pool pointer. */
+static void dg_pool_devres_release(struct device *dev, void *res)
+{
+	dmaguard_pool_destroy(*(struct dmaguard_pool **)res);
+}
+
+static int dg_pool_devres_match(struct device *dev, void *res, void *data)
+{
+	return *(struct dmaguard_pool **)res == data;
+}
+
+struct dmaguard_pool *dmaguard_pool_create_managed(const char *name,
+						   struct device *dev,
+						   size_t size, size_t align,
+						   size_t boundary)
+{
+	struct dmaguard_pool **res, *pool;
+
+	res = devres_alloc(dg_pool_devres_release, sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return NULL;
+	pool = dmaguard_pool_create(name, dev, size, align, boundary);
+	if (!pool) {
+		devres_free(res);
+		return NULL;
+	}
+	*res = pool;
+	devres_add(dev, res);
+	return pool;
+}
+DG_EXPORT(dmaguard_pool_create_managed);
+
+void dmaguard_pool_destroy_managed(struct dmaguard_pool *pool)
+{
+	struct dg_pool *core = to_core(pool);
+
+	if (!pool)
+		return;
+	might_sleep();
+	/* releases (destroys) it if it is one of the device's resources */
+	if (devres_release(core->dev, dg_pool_devres_release,
+			   dg_pool_devres_match, pool))
+		dev_err(core->dev,
+			"pool %s: not created by dmaguard_pool_create_managed(), not destroyed\n",
+			core->name);
+}
+DG_EXPORT(dmaguard_pool_destroy_managed);
+
 int dmaguard_pool_get_stats(const struct dmaguard_pool *pool,
 			    struct dmaguard_pool_stats *st)
 {

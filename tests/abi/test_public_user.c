@@ -7,8 +7,8 @@
  *
  * Cases: what only raw C callers can do (NULL arguments, error pointers,
  * too small and too large structs, a destroy with a handle still held and
- * the put that then frees the cache), plus one normal round of each
- * service; the Rust crates (bindings/) test the rest through the safe
+ * the put that then frees the cache, managed pools and their device's
+ * resources), plus one normal round of each service; the Rust crates (bindings/) test the rest through the safe
  * layer.
  */
 #include <stdarg.h>
@@ -107,6 +107,51 @@ static void pool_round(void **state)
 	dmaguard_pool_destroy(p);
 }
 
+/*
+ * Managed pools (v1.2): destroyed with the device's resources, or by
+ * dmaguard_pool_destroy_managed(), which refuses a pool not created
+ * managed; LeakSanitizer sees a pool that neither destroyed.
+ */
+static void pool_managed(void **state)
+{
+	struct device dev = { .numa_node = DG_NO_NODE };
+	struct dmaguard_pool *m, *m2, *plain;
+	unsigned long errs;
+	dma_addr_t dma;
+	void *b;
+
+	assert_null(dmaguard_pool_create_managed("t", NULL, 8, 0, 0));
+	assert_null(dmaguard_pool_create_managed("t", &dev, 0, 0, 0));
+	assert_null(dev.devres);	/* a refused create adds nothing */
+
+	m = dmaguard_pool_create_managed("m", &dev, 64, 64, 0);
+	m2 = dmaguard_pool_create_managed("m2", &dev, 32, 0, 0);
+	plain = dmaguard_pool_create("plain", &dev, 64, 0, 0);
+	assert_non_null(m);
+	assert_non_null(m2);
+	assert_non_null(plain);
+	b = dmaguard_pool_alloc(m, GFP_KERNEL, &dma);
+	assert_non_null(b);
+	dmaguard_pool_free(m, b, dma);
+
+	/* not managed: reported once, left alone, still usable */
+	errs = dg_user_reports_err;
+	dmaguard_pool_destroy_managed(plain);
+	assert_int_equal(dg_user_reports_err, errs + 1);
+	b = dmaguard_pool_alloc(plain, GFP_KERNEL, &dma);
+	assert_non_null(b);
+	dmaguard_pool_free(plain, b, dma);
+	dmaguard_pool_destroy(plain);
+
+	/* early destroy: gone from the resources; then the unbind */
+	dmaguard_pool_destroy_managed(m2);
+	dmaguard_pool_destroy_managed(NULL);
+	assert_int_equal(dg_user_reports_err, errs + 1);
+	assert_non_null(dev.devres);	/* m's: m2 there too would be a double destroy */
+	dg_user_devres_release_all(&dev);
+	assert_null(dev.devres);
+}
+
 static void pin_refusals(void **state)
 {
 	DMAGUARD_OPTS(dmaguard_pin_opts, o);
@@ -183,6 +228,7 @@ int main(void)
 		cmocka_unit_test(version),
 		cmocka_unit_test(pool_refusals),
 		cmocka_unit_test(pool_round),
+		cmocka_unit_test(pool_managed),
 		cmocka_unit_test(pin_refusals),
 		cmocka_unit_test(pin_destroy_held),
 	};

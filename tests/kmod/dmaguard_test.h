@@ -92,4 +92,7 @@ void dgt_destroy_live(void);
 /* dmaguard_test_destroy.c */
 void dgt_destroy_race(void);
 
+/* dmaguard_test_managed.c */
+void dgt_managed(void);
+
 #endif /* _DMAGUARD_TEST_H */

@@ -233,7 +233,7 @@ static const struct {
 };
 
 /* Every case but the geometry rows. */
-#define DGT_NR_OTHER		16
+#define DGT_NR_OTHER		17
 
 static char *only;
 module_param(only, charp, 0444);
@@ -290,6 +290,7 @@ static int __init dgt_init(void)
 	dgt_concurrency();
 	dgt_no_leak(base);
 	dgt_destroy_live();
+	dgt_managed();
 	pr_info("# leaked_by_design=%ld\n", dgt_leaked_by_design);
 	pr_info("# %u of %u cases failed\n", dgt_ktap.failed, dgt_ktap.n);
 	WARN_ON(dgt_ktap.n != DGT_NR_OTHER + ARRAY_SIZE(dgt_rows));

@@ -7,8 +7,9 @@
  * allocator metadata in device-visible memory, and every free is checked.
  * Include <dmaguard/dmaguard.h> rather than this file directly.
  *
- * Errors: dmaguard_pool_create() and dmaguard_pool_create_node() return
- * NULL on any failure, as dma_pool_create() does, so that a converted
+ * Errors: dmaguard_pool_create(), dmaguard_pool_create_node() and
+ * dmaguard_pool_create_managed() return NULL on any failure, as
+ * dma_pool_create() does, so that a converted
  * driver keeps its checks. dmaguard_pool_create_opts() returns an error
  * pointer: its callers need to tell -E2BIG (a struct newer than the module)
  * from -EINVAL. All three take the same path inside the module, with the
@@ -279,6 +280,41 @@ void dmaguard_pool_free(struct dmaguard_pool *pool, void *vaddr,
  * Context: Process context. May sleep.
  */
 void dmaguard_pool_destroy(struct dmaguard_pool *pool);
+
+/**
+ * dmaguard_pool_create_managed() - dmaguard_pool_create(), destroyed when
+ *	@dev's driver unbinds
+ * @name: as for dmaguard_pool_create()
+ * @dev: as for dmaguard_pool_create(); a device a driver is binding or
+ *	has bound
+ * @size: as for dmaguard_pool_create()
+ * @align: as for dmaguard_pool_create()
+ * @boundary: as for dmaguard_pool_create()
+ *
+ * The device-managed form, as dmam_pool_create() is of dma_pool_create():
+ * the pool is a device resource of @dev and is destroyed (as by
+ * dmaguard_pool_destroy()) when the driver unbinds or its probe fails.
+ * Since v1.2.
+ *
+ * Context: Process context. May sleep.
+ * Return: as for dmaguard_pool_create().
+ */
+struct dmaguard_pool *dmaguard_pool_create_managed(const char *name,
+						   struct device *dev,
+						   size_t size, size_t align,
+						   size_t boundary);
+
+/**
+ * dmaguard_pool_destroy_managed() - destroy a managed pool before its
+ *	device unbinds
+ * @pool: from dmaguard_pool_create_managed(), or NULL (no-op)
+ *
+ * A pool that was not created managed is reported, naming the pool, and
+ * left alone. No other call on @pool may run or follow. Since v1.2.
+ *
+ * Context: Process context. May sleep.
+ */
+void dmaguard_pool_destroy_managed(struct dmaguard_pool *pool);
 
 /**
  * dmaguard_pool_get_stats() - snapshot of a pool's counters

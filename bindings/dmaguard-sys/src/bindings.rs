@@ -8,7 +8,7 @@
 // (dmaguard-sys) or as a module of a kernel crate.
 
 pub const DMAGUARD_VERSION_MAJOR: u32 = 1;
-pub const DMAGUARD_VERSION_MINOR: u32 = 1;
+pub const DMAGUARD_VERSION_MINOR: u32 = 2;
 pub const DMAGUARD_POOL_F_NODE: u32 = 1;
 pub const DMAGUARD_POOL_F_ALL: u32 = 1;
 pub const DMAGUARD_POOL_OPTS_SIZE_VER0: u32 = 48;
@@ -230,6 +230,42 @@ extern "C" {
     #[doc = ""]
     #[doc = " Context: Process context. May sleep."]
     pub fn dmaguard_pool_destroy(pool: *mut dmaguard_pool);
+}
+extern "C" {
+    #[doc = " dmaguard_pool_create_managed() - dmaguard_pool_create(), destroyed when"]
+    #[doc = "\t@dev's driver unbinds"]
+    #[doc = " @name: as for dmaguard_pool_create()"]
+    #[doc = " @dev: as for dmaguard_pool_create(); a device a driver is binding or"]
+    #[doc = "\thas bound"]
+    #[doc = " @size: as for dmaguard_pool_create()"]
+    #[doc = " @align: as for dmaguard_pool_create()"]
+    #[doc = " @boundary: as for dmaguard_pool_create()"]
+    #[doc = ""]
+    #[doc = " The device-managed form, as dmam_pool_create() is of dma_pool_create():"]
+    #[doc = " the pool is a device resource of @dev and is destroyed (as by"]
+    #[doc = " dmaguard_pool_destroy()) when the driver unbinds or its probe fails."]
+    #[doc = " Since v1.2."]
+    #[doc = ""]
+    #[doc = " Context: Process context. May sleep."]
+    #[doc = " Return: as for dmaguard_pool_create()."]
+    pub fn dmaguard_pool_create_managed(
+        name: *const core::ffi::c_char,
+        dev: *mut device,
+        size: usize,
+        align: usize,
+        boundary: usize,
+    ) -> *mut dmaguard_pool;
+}
+extern "C" {
+    #[doc = " dmaguard_pool_destroy_managed() - destroy a managed pool before its"]
+    #[doc = "\tdevice unbinds"]
+    #[doc = " @pool: from dmaguard_pool_create_managed(), or NULL (no-op)"]
+    #[doc = ""]
+    #[doc = " A pool that was not created managed is reported, naming the pool, and"]
+    #[doc = " left alone. No other call on @pool may run or follow. Since v1.2."]
+    #[doc = ""]
+    #[doc = " Context: Process context. May sleep."]
+    pub fn dmaguard_pool_destroy_managed(pool: *mut dmaguard_pool);
 }
 extern "C" {
     #[doc = " dmaguard_pool_get_stats() - snapshot of a pool's counters"]

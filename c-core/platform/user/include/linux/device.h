@@ -2,7 +2,8 @@
 /*
  * Userspace <linux/device.h> for the exported-interface files: the
  * simulated kernel's devices are all alike (chunk_mem.c ignores them), so
- * a device is only its NUMA node; dg_user_dev is the one tests pass.
+ * a device is its NUMA node and its device resources; dg_user_dev is the
+ * one tests pass.
  * Messages are counted and printed as dg_err() does (dg_platform.h).
  */
 #ifndef _DMAGUARD_USER_LINUX_DEVICE_H
@@ -12,9 +13,25 @@
 
 struct device {
 	int numa_node;
+	struct dg_user_devres *devres;	/* newest first */
 };
 
 extern struct device dg_user_dev;
+
+/*
+ * Device resources, as the driver core keeps them: released newest first
+ * by dg_user_devres_release_all(), which a test calls where the driver
+ * core would (unbind). Not thread-safe: a test's device is its own.
+ */
+typedef void (*dr_release_t)(struct device *dev, void *res);
+typedef int (*dr_match_t)(struct device *dev, void *res, void *match_data);
+
+void *devres_alloc(dr_release_t release, size_t size, gfp_t gfp);
+void devres_free(void *res);
+void devres_add(struct device *dev, void *res);
+int devres_release(struct device *dev, dr_release_t release,
+		   dr_match_t match, void *match_data);
+void dg_user_devres_release_all(struct device *dev);
 
 static inline int dev_to_node(struct device *dev)
 {
