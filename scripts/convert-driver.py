@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Convert a whole driver directory from dma_pool to dmaguard.
 
-Usage: convert-driver.py DRIVER_DIR OUT_DIR   (make convert DRIVER= OUT=)
+Usage: convert-driver.py [--modules M1,M2] DRIVER_DIR OUT_DIR
+       (make convert DRIVER= OUT=)
 
 Copies DRIVER_DIR (a directory of a kernel source tree, with its Makefile
 or Kbuild) to OUT_DIR and converts the copy. Every rewrite is done by
@@ -16,6 +17,9 @@ which files each of its modes runs on:
    for every module that calls dmaguard (in its objects, the .c files they
    include or a local header's inline function): one namespace import per
    module. The modules and their objects are read from the Makefile.
+
+--modules: only the files of these modules (names as the Makefile gives
+them, relative to DRIVER_DIR) and the local files they include.
 
 Managed pools (dmam_pool_*) become dmaguard's (dmaguard_pool_*_managed,
 ABI v1.2). Prints one line per file and module; exit 1 when something was
@@ -36,7 +40,7 @@ POOL_NAME = re.compile(
 LICENSE = re.compile(r"^\s*MODULE_LICENSE\s*\(", re.M)
 LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # obj-y, obj-m, obj-$(CONFIG_X) ... += a.o b/  and  foo-y/-objs/-$(X) += ...
-OBJ_LINE = re.compile(r"^\s*obj-(?:y|m|\$\([A-Za-z0-9_]+\))\s*[:+]?=(.*)$")
+OBJ_LINE = re.compile(r"^\s*obj-(y|m|\$\(([A-Za-z0-9_]+)\))\s*[:+]?=(.*)$")
 PART_LINE = re.compile(
     r"^\s*([A-Za-z0-9_.-]+)-(?:y|objs|\$\([A-Za-z0-9_]+\))\s*[:+]?=(.*)$")
 NOT_MODULES = {"obj", "ccflags", "asflags", "ldflags", "subdir", "always",
@@ -58,9 +62,10 @@ def makefile_lines(dirpath):
     return []
 
 
-def modules_of(top):
+def modules_of(top, configs=None):
     """{module name: [its .c files]} for top and the subdirectories its
-    Makefiles descend into, paths relative to top."""
+    Makefiles descend into, paths relative to top; @configs, if given, gets
+    {module name: the CONFIG_ symbol of its obj- line, or "y"/"m"}."""
     modules = {}
     todo = [""]
     while todo:
@@ -69,11 +74,14 @@ def modules_of(top):
         for line in makefile_lines(os.path.join(top, rel)):
             m = OBJ_LINE.match(line)
             if m:
-                for word in m.group(1).split():
+                for word in m.group(3).split():
                     if word.endswith("/"):
                         todo.append(os.path.join(rel, word.rstrip("/")))
                     elif word.endswith(".o"):
                         names.append(word[:-2])
+                        if configs is not None:
+                            configs[os.path.join(rel, word[:-2])] = \
+                                m.group(2) or m.group(1)
                 continue
             m = PART_LINE.match(line)
             if m and m.group(1) not in NOT_MODULES:
@@ -120,9 +128,14 @@ def spatch(rule, modes, paths):
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    only = None
+    if len(args) == 4 and args[0] == "--modules":
+        only = set(args[1].split(","))
+        args = args[2:]
+    if len(args) != 2:
         sys.exit(__doc__.split("\n\n", 2)[1])
-    src, out = (os.path.abspath(p) for p in sys.argv[1:])
+    src, out = (os.path.abspath(p) for p in args)
     rule = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "semantic-patches", "dma_pool-to-dmaguard.cocci")
     if not os.path.isdir(src):
@@ -143,6 +156,14 @@ def main():
     members = {mod: with_included(out, objs) for mod, objs in modules.items()}
 
     left = 0
+    if only is not None:
+        unknown = only - set(members)
+        if unknown:
+            sys.exit(f"convert: no module {', '.join(sorted(unknown))} "
+                     f"in {src}")
+        members = {m: f for m, f in members.items() if m in only}
+        chosen = set().union(*members.values())
+        sources = [r for r in sources if r in chosen]
     todo = [r for r in sources if POOL_NAME.search(text[r])]
     if todo and not spatch(rule, ["patch", "no_import"],
                            [os.path.join(out, r) for r in todo]):

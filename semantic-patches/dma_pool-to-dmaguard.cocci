@@ -77,6 +77,13 @@ virtual import_only
  #include <...>
 + #include <dmaguard/dmaguard.h>
 
+// only local includes (mvsas's mv_init.c): after the last of them
+@inc_local depends on patch && (calls || types) && !inc_replace && !inc_have &&
+  !inc_add && !inc_last@
+@@
+ #include "..."
++ #include <dmaguard/dmaguard.h>
+
 @ns_have depends on patch || import_only@
 declarer name DMAGUARD_IMPORT_NS;
 @@
@@ -107,6 +114,11 @@ MODULE_LICENSE(E);
 @ns_inc_add depends on ns_license && !ns_inc_have@
 @@
  #include <...>
++ #include <dmaguard/dmaguard.h>
+
+@ns_inc_local depends on ns_license && !ns_inc_have && !ns_inc_add@
+@@
+ #include "..."
 + #include <dmaguard/dmaguard.h>
 
 @report_calls depends on report@

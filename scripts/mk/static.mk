@@ -4,17 +4,13 @@
 #   make sparse      C=2 build of the tree for every kernel + planted fixture
 #   make coccicheck  semantic-patches/*.cocci over the tree + planted fixtures
 #   make checkpatch  checkpatch.pl --strict over every kernel C file/header
-#   make convert DRIVER=<dir> OUT=<dir>
-#                    a driver directory of a kernel tree converted from
-#                    dma_pool to dmaguard (scripts/convert-driver.py)
 # Each prints one "ok - ..."/"not ok - ..." line per case and fails on any
 # "not ok"; check groups sparse, cocci and checkpatch write the same lines
 # to build/results/<group>.
 
 STATIC_DIR	:= scripts/static
 
-.PHONY: sparse coccicheck checkpatch check-sparse check-cocci check-checkpatch \
-	convert
+.PHONY: sparse coccicheck checkpatch check-sparse check-cocci check-checkpatch
 
 sparse: deps
 	@$(STATIC_DIR)/sparse.sh
@@ -24,11 +20,6 @@ coccicheck: deps
 
 checkpatch: deps
 	@$(STATIC_DIR)/checkpatch.sh
-
-convert: deps
-	@test -n "$(DRIVER)" -a -n "$(OUT)" || \
-		{ echo "usage: make convert DRIVER=<driver dir> OUT=<new dir>"; exit 2; }
-	@scripts/convert-driver.py "$(DRIVER)" "$(OUT)"
 
 check-sparse: deps
 	@mkdir -p $(RESULTS)
