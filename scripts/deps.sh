@@ -29,7 +29,8 @@ PACKAGES=(
 	linux-image-6.12-amd64 linux-headers-6.12-amd64
 	qemu-system-x86 busybox-static cpio
 	sparse coccinelle libcmocka-dev abigail-tools musl-tools
-	clang libclang-rt-14-dev bindgen linux-source-6.12 kmod python3 valgrind
+	clang libclang-rt-14-dev bindgen kmod python3 valgrind
+	linux-source-6.12 linux-source-6.1	# drivers for make real-drivers, vm-drivers
 	xz-utils	# tar -J for the linux-source tarball
 	# The debug and rt kernels built here (scripts/kernel/): clang 14 and
 	# Debian's rustc with its library source (CONFIG_RUST).

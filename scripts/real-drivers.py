@@ -73,9 +73,16 @@ def own_dmaguard(kver, out):
     return os.path.join(dgb, "Module.symvers")
 
 
+def kdir_of(kver):
+    """The tree modules for kver build against (scripts/kernels.sh)."""
+    return subprocess.run([os.path.join(TOP, "scripts", "kernels.sh"),
+                           "--kdir", kver], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
 def kernel_config(kver):
     cfg = {}
-    with open(f"/lib/modules/{kver}/build/.config", encoding="utf-8") as f:
+    with open(os.path.join(kdir_of(kver), ".config"), encoding="utf-8") as f:
         for line in f:
             m = re.match(r"^(CONFIG_[A-Za-z0-9_]+)=(.*)$", line)
             if m:
@@ -83,8 +90,8 @@ def kernel_config(kver):
     return cfg
 
 
-def extract(tarball, dest):
-    """drivers/ and include/ of the tarball, once (one pass of tar)."""
+def extract(tarball, dest, parts=("drivers", "include")):
+    """Directories @parts of the tarball, once (one pass of tar)."""
     mark = os.path.join(dest, ".extracted")
     if os.path.exists(mark):
         return
@@ -92,8 +99,8 @@ def extract(tarball, dest):
     os.makedirs(dest)
     top = os.path.basename(tarball)[:-len(".tar.xz")]
     subprocess.run(["tar", "-xf", tarball, "-C", dest,
-                    "--strip-components=1", f"{top}/drivers",
-                    f"{top}/include"], check=True)
+                    "--strip-components=1", *(f"{top}/{p}" for p in parts)],
+                   check=True)
     open(mark, "w", encoding="utf-8").close()
 
 
@@ -162,12 +169,16 @@ def drivers_headers(src):
     return out
 
 
-def build_dir(src, d, mods, kver, symvers, out, headers):
+def build_dir(src, d, mods, kver, symvers, out, headers, convert=True,
+              make_args=()):
     """Convert directory d into a tree where it sits at its own path
     beside links to the other headers of drivers/ (for includes such as
     "../dmaengine.h"), and build mods (relative to d) out of tree; return
-    the converted directory and the conversion's and the build's output."""
-    tree = os.path.join(out, "work", d.replace("/", "_"))
+    the converted directory and the conversion's and the build's output.
+    convert=False: the same tree unconverted (a rebuild of the kernel's
+    own driver, the noise floor of a comparison)."""
+    tree = os.path.join(out, "work" if convert else "work-unconverted",
+                        d.replace("/", "_"))
     work = os.path.join(tree, d)
     shutil.rmtree(tree, ignore_errors=True)
     for h in headers:
@@ -175,12 +186,17 @@ def build_dir(src, d, mods, kver, symvers, out, headers):
             os.makedirs(os.path.join(tree, os.path.dirname(h)),
                         exist_ok=True)
             os.symlink(os.path.join(src, h), os.path.join(tree, h))
-    res = subprocess.run([sys.executable,
-                          os.path.join(TOP, "scripts", "convert-driver.py"),
-                          "--modules", ",".join(mods),
-                          os.path.join(src, d), work],
-                         capture_output=True, text=True, check=False)
-    log = res.stdout + res.stderr
+    if convert:
+        res = subprocess.run([sys.executable,
+                              os.path.join(TOP, "scripts",
+                                           "convert-driver.py"),
+                              "--modules", ",".join(mods),
+                              os.path.join(src, d), work],
+                             capture_output=True, text=True, check=False)
+        log = res.stdout + res.stderr
+    else:
+        shutil.copytree(os.path.join(src, d), work, dirs_exist_ok=True)
+        log = ""
     # Only these modules: the directory's own Makefile (its composite
     # objects, flags), then its obj- lists replaced, subdirectories too.
     own = "Kbuild" if os.path.exists(os.path.join(work, "Kbuild")) \
@@ -193,9 +209,9 @@ def build_dir(src, d, mods, kver, symvers, out, headers):
         f.write(f"include $(src)/{own}\nobj-y :=\nobj-m := " +
                 " ".join(m + ".o" for m in mods) + "\n")
     res = subprocess.run(
-        ["make", "-C", f"/lib/modules/{kver}/build", f"M={work}",
+        ["make", "-C", kdir_of(kver), f"M={work}",
          f"KCFLAGS=-I{TOP}/abi/include",
-         f"KBUILD_EXTRA_SYMBOLS={symvers}", "modules"],
+         f"KBUILD_EXTRA_SYMBOLS={symvers}", *make_args, "modules"],
         capture_output=True, text=True, check=False)
     return work, log, res.stdout + res.stderr
 

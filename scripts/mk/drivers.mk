@@ -10,8 +10,15 @@
 #                      build/real-drivers/table.md (about 20 minutes)
 # Check group real-drivers: a fixed sample of those modules (SCSI,
 # network, crypto, DMA engines, Bluetooth, NVMe, USB host), one line each.
+#   make vm-drivers    the kernel's NVMe and xHCI drivers, converted, for
+#                      tests/vm/nvme.vmtest, xhci.vmtest and BENCH nvme
+#                      (scripts/vm-drivers.py; a VM dependency)
 
-.PHONY: convert real-drivers check-real-drivers
+.PHONY: convert real-drivers check-real-drivers vm-drivers
+VM_DEPS		+= vm-drivers
+
+vm-drivers: deps
+	@scripts/vm-drivers.py --keep-going
 
 convert: deps
 	@test -n "$(DRIVER)" -a -n "$(OUT)" || \

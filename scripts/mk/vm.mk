@@ -39,13 +39,19 @@ CHECK_GROUPS	+= planted
 CHECK_GROUPS_FIRST += vm
 export VM_BIN_DIR VM_JOBS VM_SELFTEST BACKEND
 
-# Guest programs: every tests/vm/bin/*.c, static with musl.
+# Guest programs: every tests/vm/bin/*.c, static with musl, and every
+# tests/vm/bin/*.sh (busybox sh) as it is.
 VM_BIN_SRCS	:= $(wildcard tests/vm/bin/*.c)
-VM_BINS		:= $(VM_BIN_SRCS:tests/vm/bin/%.c=$(VM_BIN_DIR)/%)
+VM_BINS		:= $(VM_BIN_SRCS:tests/vm/bin/%.c=$(VM_BIN_DIR)/%) \
+		   $(patsubst tests/vm/bin/%,$(VM_BIN_DIR)/%,$(wildcard tests/vm/bin/*.sh))
 VM_DEPS		+= vm-bins
 
 .PHONY: vm-bins
 vm-bins: $(VM_BINS)
+
+$(VM_BIN_DIR)/%.sh: tests/vm/bin/%.sh
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
 
 $(VM_BIN_DIR)/%: tests/vm/bin/%.c $(wildcard tests/kmod/*.h)
 	@mkdir -p $(dir $@)

@@ -76,7 +76,7 @@ def batch_key(spec, backend):
 	if spec['expect-warning'] or spec['allow-warning'] or spec['allow-taint']:
 		return None
 	return (backend, devices(spec['qemu'])[0], tuple(spec['append']),
-		spec['smp'])
+		spec['smp'], spec['machine'], tuple(spec['disks']))
 
 
 def machine_of(specs):

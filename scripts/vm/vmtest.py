@@ -30,6 +30,17 @@
 #                      512M the kernel turns transparent huge pages off).
 #   qemu: ARGS         extra QEMU arguments, shell-quoted, may repeat, e.g.
 #                      "qemu: -machine q35 -device edu".
+#   machine: TYPE      QEMU's machine type (q35 or pc; default QEMU's,
+#                      pc), also under a backend that sets the same one
+#                      (an IOMMU backend: q35). NVMe wants q35: under pc
+#                      each probe takes seconds.
+#   disk: ID SIZE [OPTS]  a raw disk image of SIZE (sparse, created for
+#                      each boot beside its log, deleted after it) as
+#                      "-drive file=...,format=raw,if=none,id=ID[,OPTS]",
+#                      for a "-device ...,drive=ID" of qemu:; may repeat.
+#   ko-set: NAME       also put build/vm-ko/<kver>/NAME/ in the guest as
+#                      $KO/NAME/ (modules only some specs load, e.g.
+#                      Debian's own drivers); may repeat.
 #   append: ARGS       extra kernel command line.
 #   timeout: SECONDS   whole boot, from QEMU start to power-off (default 120);
 #                      on expiry QEMU is killed and the spec fails.
@@ -233,7 +244,7 @@ def default_spec():
 	return {'smp': None, 'mem': '640M', 'qemu': [], 'append': [], 'timeout': 120,
 		'kernels': None, 'expect-warning': [], 'allow-warning': [],
 		'expect-log': [], 'allow-taint': '', 'ktap': None, 'steps': [],
-		'backends': None}
+		'backends': None, 'machine': None, 'disks': [], 'ko-sets': []}
 
 
 def parse_spec(path):
@@ -265,6 +276,16 @@ def parse_spec(path):
 					spec['qemu'] += shlex.split(val)
 				elif key == 'append':
 					spec['append'].append(val)
+				elif key == 'machine':
+					if val not in ('q35', 'pc'):
+						raise SpecError(f'{where}: machine q35 or pc')
+					spec['machine'] = val
+				elif key == 'disk':
+					spec['disks'].append(parse_disk(where, val))
+				elif key == 'ko-set':
+					if not STEP_NAME.match(val):
+						raise SpecError(f'{where}: bad ko-set name')
+					spec['ko-sets'].append(val)
 				elif key == 'kernels':
 					spec['kernels'] = re.compile(val)
 				elif key == 'backends':
@@ -284,6 +305,14 @@ def parse_spec(path):
 		raise SpecError(f'{path}: no run: or test: step')
 	check_backends(path, spec)
 	return spec
+
+
+def parse_disk(where, val):
+	words = val.split()
+	if len(words) not in (2, 3) or not STEP_NAME.match(words[0]) or \
+	   not re.fullmatch(r'\d+[KMG]', words[1]):
+		raise SpecError(f'{where}: expected "disk: ID SIZE[KMG] [OPTS]"')
+	return tuple(words) if len(words) == 3 else (*words, '')
 
 
 def parse_backends(val):
@@ -311,6 +340,12 @@ def check_backends(path, spec):
 		if '-machine' in b.qemu and {'-machine', '-M'} & set(q):
 			raise SpecError(f'{path}: backend {name} sets -machine; '
 					'the spec may not')
+		if '-machine' in b.qemu and spec['machine'] and \
+		   b.qemu[b.qemu.index('-machine') + 1] != spec['machine']:
+			raise SpecError(f'{path}: backend {name} sets another '
+					'machine than machine:')
+	if spec['machine'] and {'-machine', '-M'} & set(q):
+		raise SpecError(f'{path}: machine: and -machine in qemu:')
 
 
 def backend_step(name):
@@ -357,7 +392,14 @@ def build_initramfs(items, args, work):
 	os.chmod(os.path.join(root, 'bin/backend-check'), 0o755)
 	# Modules built outside the top-level Kbuild for this kernel (other
 	# make targets drop them there) join the --ko-dir ones in /ko.
-	for d in args.ko_dir + [os.path.join(TOP, 'build/vm-ko', args.kver)]:
+	own = os.path.join(TOP, 'build/vm-ko', args.kver)
+	sets = {os.path.join(own, k) for _, _, sp in items for k in sp['ko-sets']}
+	for d in sorted(sets):
+		if not os.path.isdir(d):
+			raise SpecError(f'no {d}: its make target (a VM_DEPS one) '
+					'did not build it')
+		shutil.copytree(d, os.path.join(root, 'ko', os.path.basename(d)))
+	for d in args.ko_dir + [own]:
 		for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
 			if f.endswith('.ko'):
 				shutil.copy(os.path.join(d, f), os.path.join(root, 'ko', f))
@@ -400,6 +442,15 @@ def boot(spec, args, backend, initrd, log):
 	       '-initrd', initrd,
 	       '-append', ' '.join([BASE_APPEND] + b.append + spec['append'])]
 	cmd += b.qemu + spec['qemu']
+	if spec['machine'] and '-machine' not in b.qemu:
+		cmd += ['-machine', spec['machine']]
+	images = []
+	for ident, size, opts in spec['disks']:
+		images.append(f'{log[:-len(".log")]}.{ident}.img')
+		with open(images[-1], 'wb') as f:
+			f.truncate(shared.mem_bytes(size))
+		cmd += ['-drive', f'file={images[-1]},format=raw,if=none,'
+			f'id={ident}' + (f',{opts}' if opts else '')]
 	# No default NIC unless the spec asks for networking: its option ROM
 	# (iPXE) costs seconds under TCG.
 	if not {'-nic', '-net', '-netdev'} & set(spec['qemu']):
@@ -416,6 +467,9 @@ def boot(spec, args, backend, initrd, log):
 			os.killpg(proc.pid, signal.SIGKILL)
 			proc.wait()
 			return None, True
+		finally:
+			for img in images:
+				os.unlink(img)
 
 
 def warning_blocks(klog):

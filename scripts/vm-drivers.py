@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The kernel's own NVMe and xHCI drivers for the VM specs and BENCH nvme.
+
+Usage: vm-drivers.py [--keep-going]     (make vm-drivers, a VM_DEPS target)
+
+For each Debian kernel whose linux-source tarball is installed (6.12:
+linux-source-6.12, 6.1: linux-source-6.1), into build/vm-ko/<kver>/:
+
+  nvme/     nvme-dmaguard.ko  drivers/nvme/host's "nvme" (pci.c) converted
+                              by scripts/convert-driver.py, built out of tree
+            nvme-rebuild.ko   the same directory unconverted, built the same
+                              way (the noise floor of BENCH nvme)
+            nvme-stock.ko     Debian's module, and the stock modules it needs
+                              (nvme-core.ko, ...), decompressed
+  xhci/     xhci-hcd-dmaguard.ko, xhci-pci-dmaguard.ko (xhci-pci rebuilt:
+            converting xhci-hcd changes its export CRCs), and Debian's
+            usbcore, usb-storage, SCSI and sd modules (6.12 only)
+
+Specs load them through "ko-set: nvme" (tests/vm/nvme.vmtest). The debug
+and rt kernels are left out: their configs have no block layer and no USB.
+One line per kernel and set: "ok - vm-drivers/<kver>/<set>" or "not ok".
+"""
+
+import argparse
+import importlib.util
+import lzma
+import os
+import shutil
+import subprocess
+import sys
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+SPEC = importlib.util.spec_from_file_location(
+    "real_drivers", os.path.join(TOP, "scripts", "real-drivers.py"))
+rd = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(rd)
+
+# set: (directory, modules built there, file names, stock modules, series)
+SETS = {
+    "nvme": ("drivers/nvme/host", ["nvme"], {"nvme": "nvme-dmaguard"},
+             ["nvme", "nvme-core"], ("6.1", "6.12")),
+    "xhci": ("drivers/usb/host", ["xhci-hcd", "xhci-pci"],
+             {"xhci-hcd": "xhci-hcd-dmaguard",
+              "xhci-pci": "xhci-pci-dmaguard"},
+             ["usbcore", "usb-storage", "sd_mod"], ("6.12",)),
+}
+
+
+def modinfo(kver, name, field):
+    return subprocess.run(["modinfo", "-k", kver, "-F", field, name],
+                          capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def stock(kver, names, dest, own):
+    """Debian's modules @names and every module they depend on,
+    decompressed into dest; those the set also builds (@own) are named
+    <module>-stock.ko. Writes dest/deps: the others in load order (what
+    a module depends on first: busybox insmod does not resolve)."""
+    order = []
+
+    def visit(name):
+        path = modinfo(kver, name, "filename")
+        base = os.path.basename(path).split(".ko")[0]
+        if base in order or base + "-stock" in order:
+            return
+        for dep in filter(None, modinfo(kver, name, "depends").split(",")):
+            visit(dep)
+        base += "-stock" if base in own else ""
+        order.append(base)
+        opener = lzma.open if path.endswith(".xz") else open
+        with opener(path, "rb") as f, \
+                open(os.path.join(dest, base + ".ko"), "wb") as o:
+            shutil.copyfileobj(f, o)
+
+    for name in names:
+        visit(name)
+    with open(os.path.join(dest, "deps"), "w", encoding="utf-8") as f:
+        f.write("\n".join(b for b in order
+                          if not b.endswith("-stock")) + "\n")
+
+
+def build_set(kver, name, work, symvers):
+    d, mods, files, stock_mods, _ = SETS[name]
+    series = ".".join(kver.split(".")[:2])
+    src = os.path.join(TOP, "build", "vm-drivers", f"src-{series}")
+    rd.extract(f"/usr/src/linux-source-{series}.tar.xz", src,
+               ("drivers/nvme", "drivers/usb"))
+    headers = rd.drivers_headers(src)
+    dest = os.path.join(TOP, "build", "vm-ko", kver, name)
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    builds = [(True, files)]
+    if name == "nvme":
+        builds.append((False, {"nvme": "nvme-rebuild"}))
+    for convert, names in builds:
+        tree, clog, blog = rd.build_dir(src, d, mods, kver, symvers, work,
+                                        headers, convert=convert)
+        with open(os.path.join(tree, "build.log"), "w",
+                  encoding="utf-8") as f:
+            f.write(clog + blog)
+        for mod, file in names.items():
+            ko = os.path.join(tree, mod + ".ko")
+            if not os.path.exists(ko):
+                return f"{mod} did not build (log {tree}/build.log)"
+            # as Debian installs them (INSTALL_MOD_STRIP)
+            subprocess.run(["strip", "--strip-debug", "-o",
+                            os.path.join(dest, file + ".ko"), ko],
+                           check=True)
+    stock(kver, stock_mods, dest, mods)
+    return ""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--keep-going", action="store_true")
+    args = ap.parse_args()
+    res = subprocess.run([os.path.join(TOP, "scripts", "kernels.sh"),
+                          "--distro"], capture_output=True, text=True,
+                         check=True)
+    bad = 0
+    for kver in res.stdout.split():
+        series = ".".join(kver.split(".")[:2])
+        wanted = [n for n, s in SETS.items() if series in s[4]]
+        tarball = f"/usr/src/linux-source-{series}.tar.xz"
+        if not os.path.exists(tarball):
+            for n in wanted:
+                print(f"not ok - vm-drivers/{kver}/{n} # no {tarball} "
+                      f"(apt install linux-source-{series})")
+                bad += 1
+            continue
+        built = subprocess.run([os.path.join(TOP, "scripts",
+                                             "build-modules.sh")],
+                               env=dict(os.environ, KVER=kver,
+                                        DMAGUARD_TEST_HOOKS=""),
+                               stdout=subprocess.DEVNULL, check=False)
+        symvers = os.path.join(TOP, "build", "kernel", kver, "main", "src",
+                               "Module.symvers")
+        work = os.path.join(TOP, "build", "vm-drivers", kver)
+        for n in wanted:
+            why = build_set(kver, n, work, symvers) if built.returncode == 0 \
+                else "dmaguard.ko did not build"
+            print(f"{'not ok' if why else 'ok'} - vm-drivers/{kver}/{n}"
+                  + (f" # {why}" if why else ""))
+            bad += bool(why)
+    return 0 if args.keep_going or not bad else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest helper of the real-driver specs (tests/vm/nvme.vmtest,
+# tests/vm/xhci.vmtest) and of BENCH nvme: block I/O through a driver
+# converted to dmaguard, judged by checksums and by dmaguard's debugfs.
+#
+#   blk-io.sh load SET             insmod the stock modules $KO/SET/ needs
+#                                  ($KO/SET/deps: in load order)
+#   blk-io.sh disk SERIAL          print the /dev/ name of the disk whose
+#                                  device has serial SERIAL (waits 30 s)
+#   blk-io.sh integrity DEV direct|cached MIB OFFSET_MIB
+#                                  write MIB MiB of random bytes at OFFSET
+#                                  (O_DIRECT, or through the page cache,
+#                                  synced, then the cache dropped) and read
+#                                  them back the same way: same sha256
+#   blk-io.sh busy DEV WRITERS POOLRE
+#                                  WRITERS concurrent O_DIRECT writers of
+#                                  64 KiB blocks; fails unless some sample of
+#                                  debugfs shows a pool matching POOLRE with
+#                                  blocks in use, or unless every writer's
+#                                  data reads back
+#   blk-io.sh pools POOLRE N       exactly N pools match POOLRE and none has
+#                                  a bad free
+#   blk-io.sh time DEV MIB         seconds (ms resolution) to write and read
+#                                  back MIB MiB with O_DIRECT, 4 writers
+set -eu
+POOLS=/sys/kernel/debug/dmaguard/pools
+
+die() { echo "blk-io: $*"; exit 1; }
+
+pool_lines() { tail -n +2 "$POOLS" | grep -E "^($1) [0-9]" || true; }
+
+# blocks_in_use: the 11th field from the end (pool names may have spaces)
+in_use() { pool_lines "$1" | awk '{ s += $(NF - 10) } END { print s + 0 }'; }
+
+case "$1" in
+load)
+	for m in $(cat "$KO/$2/deps"); do insmod "$KO/$2/$m.ko"; done ;;
+disk)
+	for i in $(seq 300); do
+		for b in /sys/block/*; do
+			s=$(cat "$b/device/serial" 2>/dev/null || true)
+			case "$s" in "$2"*) echo "/dev/${b##*/}"; exit 0 ;; esac
+		done
+		sleep 0.1
+	done
+	die "no disk with serial $2" ;;
+integrity)
+	dev=$2 mode=$3 mib=$4 off=$5
+	head -c $((mib << 20)) /dev/urandom > /tmp/pat
+	if [ "$mode" = direct ]; then
+		dd if=/tmp/pat of="$dev" bs=1M seek="$off" oflag=direct status=none
+		dd if="$dev" of=/tmp/back bs=1M skip="$off" count="$mib" \
+			iflag=direct status=none
+	else
+		dd if=/tmp/pat of="$dev" bs=1M seek="$off" conv=fsync status=none
+		echo 3 > /proc/sys/vm/drop_caches
+		dd if="$dev" of=/tmp/back bs=1M skip="$off" count="$mib" status=none
+	fi
+	a=$(sha256sum < /tmp/pat) b=$(sha256sum < /tmp/back)
+	rm -f /tmp/pat /tmp/back
+	echo "$mode $mib MiB: wrote ${a%% *}, read ${b%% *}"
+	[ "$a" = "$b" ] ;;
+busy)
+	dev=$2 n=$3 re=$4 max=0
+	head -c $((n << 20)) /dev/urandom > /tmp/pat
+	rm -rf /tmp/busy && mkdir /tmp/busy
+	for i in $(seq 0 $((n - 1))); do
+		{ dd if=/tmp/pat of="$dev" bs=64k skip=$((i * 16)) \
+			seek=$((i * 16)) count=16 oflag=direct status=none
+		  echo $? > /tmp/busy/$i; } &
+	done
+	# a finished writer is a file (a zombie still answers kill -0)
+	while [ "$(ls /tmp/busy | wc -l)" -lt "$n" ]; do
+		u=$(in_use "$re")
+		[ "$u" -le "$max" ] || max=$u
+		sleep 0.05
+	done
+	wait
+	[ -z "$(grep -v '^0$' /tmp/busy/*)" ] || die "a writer failed"
+	dd if="$dev" of=/tmp/back bs=1M count="$n" iflag=direct status=none
+	cmp /tmp/pat /tmp/back || die "$n writers: data differs"
+	rm -f /tmp/pat /tmp/back
+	echo "$n writers: at most $max blocks in use at once in pools /$re/"
+	[ "$max" -gt 0 ] || die "no sample saw a block in use" ;;
+pools)
+	pool_lines "$2"
+	n=$(pool_lines "$2" | wc -l)
+	[ "$n" = "$3" ] || die "$n pools match /$2/, expected $3"
+	bad=$(pool_lines "$2" | awk '{ s += $(NF) + $(NF-1) + $(NF-2) + $(NF-3) } END { print s + 0 }')
+	[ "$bad" = 0 ] || die "$bad bad frees" ;;
+time)
+	dev=$2 mib=$3 q=$(($3 / 4))
+	head -c $((mib << 20)) /dev/urandom > /tmp/pat
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	for i in 0 1 2 3; do
+		dd if=/tmp/pat of="$dev" bs=128k skip=$((i * q * 8)) \
+			seek=$((i * q * 8)) count=$((q * 8)) oflag=direct \
+			status=none &
+	done
+	wait
+	dd if="$dev" of=/dev/null bs=128k count=$((mib * 8)) iflag=direct \
+		status=none
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	rm -f /tmp/pat
+	echo "$t0 $t1" | awk '{ printf "%.2f\n", $2 - $1 }' ;;
+*)
+	die "unknown command $1" ;;
+esac
