@@ -7,8 +7,9 @@
 #
 #   blk-io.sh load SET             insmod the stock modules $KO/SET/ needs
 #                                  ($KO/SET/deps: in load order)
-#   blk-io.sh disk SERIAL          print the /dev/ name of the disk whose
-#                                  device has serial SERIAL (waits 30 s)
+#   blk-io.sh disk NAME            print the /dev/ name of the disk whose
+#                                  device's serial (NVMe) or model (SCSI)
+#                                  starts with NAME (waits 30 s)
 #   blk-io.sh integrity DEV direct|cached MIB OFFSET_MIB
 #                                  write MIB MiB of random bytes at OFFSET
 #                                  (O_DIRECT, or through the page cache,
@@ -40,12 +41,13 @@ load)
 disk)
 	for i in $(seq 300); do
 		for b in /sys/block/*; do
-			s=$(cat "$b/device/serial" 2>/dev/null || true)
+			s=$(cat "$b/device/serial" 2>/dev/null ||
+			    cat "$b/device/model" 2>/dev/null || true)
 			case "$s" in "$2"*) echo "/dev/${b##*/}"; exit 0 ;; esac
 		done
 		sleep 0.1
 	done
-	die "no disk with serial $2" ;;
+	die "no disk named $2" ;;
 integrity)
 	dev=$2 mode=$3 mib=$4 off=$5
 	head -c $((mib << 20)) /dev/urandom > /tmp/pat
