@@ -35,7 +35,16 @@
 #                     mapping, "pin-map") against a cache hit, 4 KiB to a
 #                     2 MiB THP range, medians (BENCH pin / pin-map lines
 #                     and a table; build/bench/pin.bench).
-#   bench.sh all      all three (what `make bench` runs).
+#   bench.sh nvme     the kernel's NVMe driver: for every Debian kernel,
+#                     boot tests/vm/bench/nvme.vmtest direct and under the
+#                     strict Intel IOMMU: Debian's module, the same driver
+#                     converted to dmaguard and its unconverted rebuild
+#                     (make vm-drivers) take turns, NVME_ROUNDS rounds
+#                     (default 5) of NVME_MIB MiB (default 32) O_DIRECT
+#                     writes and reads; medians, ratio = converted / stock
+#                     beside the rebuild's ratio, the noise floor (BENCH
+#                     nvme lines and a table; build/bench/nvme.bench).
+#   bench.sh all      all four (what `make bench` runs).
 #
 # Environment:
 #   KVER=V            only this kernel (space-separated list allowed)
@@ -438,6 +447,21 @@ vm_bench() {
 	return $rc
 }
 
+# One boot of a bench spec through the VM harness (test flavour modules,
+# guest programs): spec_boot KVER BACKEND NAME SPEC WHAT; 1 when the boot
+# was not clean (its "not ok" lines on stderr). Log: $out/vm/KVER/NAME.log.
+spec_boot() {
+	local kver=$1 b=$2 name=$3 spec=$4 what=$5
+	python3 "$top/scripts/vm/vmtest.py" --kver "$kver" \
+		--name "$name" --out "$out/vm/$kver" --backend "$b" \
+		--ko-dir "$top/build/kernel/$kver/test/ko" \
+		--bin-dir "$top/build/vm-bin" \
+		"$spec" > "$out/vm/$kver/$name.verdict" && return 0
+	echo "bench: the $kver $b $what boot was not clean:" >&2
+	grep '^not ok' "$out/vm/$kver/$name.verdict" >&2 || true
+	return 1
+}
+
 # The native single-thread rows against their target: every row <= 1.00
 # (dmaguard ns / reference ns per alloc+free pair).
 # The pin cache (issue 10): one boot per Debian kernel and backend; the
@@ -456,15 +480,7 @@ pin_bench() {
 		for b in direct iommu-strict; do
 			name=pin-$b
 			echo "  BOOT    $kver $b (TCG, pin cache: pin_bench)" >&2
-			if ! python3 "$top/scripts/vm/vmtest.py" --kver "$kver" \
-				--name "$name" --out "$out/vm/$kver" --backend "$b" \
-				--ko-dir "$top/build/kernel/$kver/test/ko" \
-				--bin-dir "$top/build/vm-bin" \
-				"$spec" > "$out/vm/$kver/$name.verdict"; then
-				echo "bench: the $kver $b pin boot was not clean:" >&2
-				grep '^not ok' "$out/vm/$kver/$name.verdict" >&2 || true
-				rc=1
-			fi
+			spec_boot "$kver" "$b" "$name" "$spec" pin || rc=1
 			grep -a '^BENCH pin' "$out/vm/$kver/$name.log" | sed 's/\r$//' |
 				if [ "$b" = direct ]; then cat; else grep '^BENCH pin-map'; fi \
 				>> "$out/pin.bench" || true
@@ -483,6 +499,84 @@ pin_bench() {
 	}
 	END { if (!n) print "bench: no BENCH pin line" > "/dev/stderr" }' "$out/pin.bench" |
 		tee "$out/pin.txt"
+	echo
+	return $rc
+}
+
+# BENCH nvme (issue 20): per Debian kernel and backend, one boot of
+# tests/vm/bench/nvme.vmtest in which the stock, converted and rebuilt NVMe
+# drivers take turns (make vm-drivers builds them). Per round, ratio =
+# converted / stock and the rebuild's ratio; their medians, and the range
+# of the rebuild's ratios: the noise floor (the rebuild is the stock
+# driver's code, so any distance from 1 there is noise). The converted
+# driver is "inside" when its median ratio lies within that range.
+nvme_bench() {
+	local kver b name spec=$out/vm/nvme.vmtest rc=0
+	mkdir -p "$out/vm"
+	{ cat "$top/tests/vm/bench/nvme.vmtest"
+	  echo "run: nvme-bench.sh ${NVME_ROUNDS:-5} ${NVME_MIB:-32} dgbench"
+	  echo "run: rmmod dmaguard"; } > "$spec"
+	: > "$out/nvme.bench"
+	for kver in $("$top/scripts/kernels.sh" --distro); do
+		[ -d "$top/build/vm-ko/$kver/nvme" ] || {
+			echo "bench: no NVMe drivers for $kver (make vm-drivers; linux-source of its series)" >&2
+			rc=1; continue; }
+		mkdir -p "$out/vm/$kver"
+		for b in ${BENCH_BACKENDS_NVME:-direct iommu-strict}; do
+			name=nvme-$b
+			echo "  BOOT    $kver $b (TCG, NVMe: stock, converted, rebuilt; ${NVME_ROUNDS:-5} rounds)" >&2
+			spec_boot "$kver" "$b" "$name" "$spec" NVMe || rc=1
+			grep -a '^BENCH nvme-run' "$out/vm/$kver/$name.log" |
+				sed 's/\r$//' >> "$out/nvme.bench" || true
+		done
+	done
+	awk "$awk_val"'
+	function median(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	$2 == "nvme-run" {
+		k = val("kernel") " " val("backend")
+		if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+		t[k, val("round"), val("driver")] = val("seconds")
+		if (val("round") > rounds[k]) rounds[k] = val("round")
+	}
+	END {
+		if (!nk) { print "bench: no BENCH nvme-run line" > "/dev/stderr"; exit }
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; n = 0; lo = 1e9; hi = 0
+			delete S; delete D; delete R; delete dr; delete rr
+			for (r = 1; r <= rounds[k]; r++) {
+				s = t[k, r, "stock"]; d = t[k, r, "dmaguard"]; q = t[k, r, "rebuild"]
+				if (s == "" || d == "" || q == "" || s <= 0) continue
+				n++; S[n] = s; D[n] = d; R[n] = q
+				dr[n] = d / s; rr[n] = q / s
+				if (rr[n] < lo) lo = rr[n]
+				if (rr[n] > hi) hi = rr[n]
+			}
+			if (!n) continue
+			split(k, kb, " ")
+			ratio = median(dr, n); rebuild = median(rr, n)
+			printf "BENCH nvme kernel=%s backend=%s rounds=%d stock_s=%.2f dmaguard_s=%.2f rebuild_s=%.2f ratio=%.3f rebuild_ratio=%.3f rebuild_min=%.3f rebuild_max=%.3f noise=%s\n",
+			       kb[1], kb[2], n, median(S, n), median(D, n), median(R, n),
+			       ratio, rebuild, lo, hi,
+			       (ratio >= lo && ratio <= hi) ? "inside" : "outside"
+		}
+	}' "$out/nvme.bench" | tee -a "$out/nvme.bench" | awk "$awk_val"'
+	$2 == "nvme" {
+		if (!n++) {
+			printf "\nNVMe: the kernel'"'"'s driver, stock vs converted to dmaguard vs its unconverted rebuild, seconds per run (medians)\n"
+			printf "%-24s %-13s %6s %8s %9s %8s %7s %8s %15s %s\n", "kernel", "backend",
+			       "rounds", "stock", "dmaguard", "rebuild", "ratio", "rebuild", "rebuild range", "converted is"
+		}
+		printf "%-24s %-13s %6s %8s %9s %8s %7s %8s %7s-%-7s %s the noise floor\n",
+		       val("kernel"), val("backend"), val("rounds"), val("stock_s"),
+		       val("dmaguard_s"), val("rebuild_s"), val("ratio"),
+		       val("rebuild_ratio"), val("rebuild_min"), val("rebuild_max"), val("noise")
+	}' | tee "$out/nvme.txt"
 	echo
 	return $rc
 }
@@ -641,8 +735,10 @@ case $what in
 vm) vm_bench || rc=$? ;;
 native) native_bench || rc=$? ;;
 pin) pin_bench || rc=$? ;;
-all) vm_bench || rc=$?; pin_bench || rc=$?; native_bench || rc=$? ;;
-*) die "usage: bench.sh vm|native|pin|all" ;;
+nvme) nvme_bench || rc=$? ;;
+all) vm_bench || rc=$?; pin_bench || rc=$?; nvme_bench || rc=$?
+     native_bench || rc=$? ;;
+*) die "usage: bench.sh vm|native|pin|nvme|all" ;;
 esac
 # The report page (make run's build/report/index.html) with these results
 # in its "Full benchmark" section.

@@ -40,11 +40,19 @@ POOL_NAME = re.compile(
 LICENSE = re.compile(r"^\s*MODULE_LICENSE\s*\(", re.M)
 LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # obj-y, obj-m, obj-$(CONFIG_X) ... += a.o b/  and  foo-y/-objs/-$(X) += ...
-OBJ_LINE = re.compile(r"^\s*obj-(y|m|\$\(([A-Za-z0-9_]+)\))\s*[:+]?=(.*)$")
+# (also $(CONFIG_X:m=y), as ixgbe's FCoE objects)
+OBJ_LINE = re.compile(
+    r"^\s*obj-(y|m|\$\(([A-Za-z0-9_]+)(?::[^)]*)?\))\s*[:+]?=(.*)$")
 PART_LINE = re.compile(
-    r"^\s*([A-Za-z0-9_.-]+)-(?:y|objs|\$\([A-Za-z0-9_]+\))\s*[:+]?=(.*)$")
+    r"^\s*([A-Za-z0-9_.-]+)-(?:y|objs|\$\([A-Za-z0-9_]+(?::[^)]*)?\))"
+    r"\s*[:+]?=(.*)$")
 NOT_MODULES = {"obj", "ccflags", "asflags", "ldflags", "subdir", "always",
                "hostprogs", "extra", "lib", "targets", "clean"}
+
+
+def code(text):
+    """text without its comments (a comment may name the pool)."""
+    return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
 
 
 def read(path):
@@ -164,19 +172,19 @@ def main():
         members = {m: f for m, f in members.items() if m in only}
         chosen = set().union(*members.values())
         sources = [r for r in sources if r in chosen]
-    todo = [r for r in sources if POOL_NAME.search(text[r])]
+    todo = [r for r in sources if POOL_NAME.search(code(text[r]))]
     if todo and not spatch(rule, ["patch", "no_import"],
                            [os.path.join(out, r) for r in todo]):
         sys.exit("convert: spatch failed")
     converted, calls = set(), set()
     for rel in todo:
         after = read(os.path.join(out, rel))
-        if POOL_NAME.search(after):
+        if POOL_NAME.search(code(after)):
             print(f"left    {rel}: a dma_pool name the rule did not convert")
             left += 1
         elif after != text[rel]:
             converted.add(rel)
-            if DMAGUARD_CALL.search(after):
+            if DMAGUARD_CALL.search(code(after)):
                 calls.add(rel)
             print(f"convert {rel}")
 

@@ -17,8 +17,10 @@ linux-source-6.12, 6.1: linux-source-6.1), into build/vm-ko/<kver>/:
             converting xhci-hcd changes its export CRCs), and Debian's
             usbcore, usb-storage, SCSI and sd modules (6.12 only)
 
-Specs load them through "ko-set: nvme" (tests/vm/nvme.vmtest). The debug
-and rt kernels are left out: their configs have no block layer and no USB.
+The debug kernel (scripts/kernel/debug.config has the block layer and
+NVMe for this) gets the nvme set too, from the source tree it was built
+from and its own nvme-core.ko; the rt kernel has no block layer.
+Specs load them through "ko-set: nvme" (tests/vm/nvme.vmtest).
 One line per kernel and set: "ok - vm-drivers/<kver>/<set>" or "not ok".
 """
 
@@ -36,10 +38,11 @@ SPEC = importlib.util.spec_from_file_location(
 rd = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(rd)
 
-# set: (directory, modules built there, file names, stock modules, series)
+# set: (directory, modules built there, file names, stock modules,
+# kernels: Debian's series, or "debug" for the built debug kernel)
 SETS = {
     "nvme": ("drivers/nvme/host", ["nvme"], {"nvme": "nvme-dmaguard"},
-             ["nvme", "nvme-core"], ("6.1", "6.12")),
+             ["nvme", "nvme-core"], ("6.1", "6.12", "debug")),
     "xhci": ("drivers/usb/host", ["xhci-hcd", "xhci-pci"],
              {"xhci-hcd": "xhci-hcd-dmaguard",
               "xhci-pci": "xhci-pci-dmaguard"},
@@ -47,13 +50,43 @@ SETS = {
 }
 
 
-def modinfo(kver, name, field):
-    return subprocess.run(["modinfo", "-k", kver, "-F", field, name],
-                          capture_output=True, text=True,
-                          check=True).stdout.strip()
+class Modules:
+    """A kernel's modules by name: Debian's through modinfo -k, a built
+    kernel's (scripts/kernel/build.sh: `make modules` in its O= tree)
+    from its modules.order."""
+
+    def __init__(self, kver, kdir):
+        self.kver, self.paths = kver, None
+        if not kdir.startswith("/lib/modules/"):
+            self.paths = {}
+            with open(os.path.join(kdir, "modules.order"),
+                      encoding="utf-8") as f:
+                for line in f:
+                    obj = line.strip()[:-len(".o")]
+                    self.paths[norm(os.path.basename(obj))] = \
+                        os.path.join(kdir, obj + ".ko")
+
+    def info(self, name, field):
+        if self.paths is None:
+            return subprocess.run(["modinfo", "-k", self.kver, "-F", field,
+                                   name], capture_output=True, text=True,
+                                  check=True).stdout.strip()
+        if norm(name) not in self.paths:
+            raise LookupError(f"{self.kver} has no module {name} (its "
+                              "config, scripts/kernel/*.config)")
+        if field == "filename":
+            return self.paths[norm(name)]
+        return subprocess.run(["modinfo", "-F", field,
+                               self.paths[norm(name)]],
+                              capture_output=True, text=True,
+                              check=True).stdout.strip()
 
 
-def stock(kver, names, dest, own):
+def norm(name):
+    return name.replace("-", "_")
+
+
+def stock(mods, names, dest, own):
     """Debian's modules @names and every module they depend on,
     decompressed into dest; those the set also builds (@own) are named
     <module>-stock.ko. Writes dest/deps: the others in load order (what
@@ -61,11 +94,11 @@ def stock(kver, names, dest, own):
     order = []
 
     def visit(name):
-        path = modinfo(kver, name, "filename")
+        path = mods.info(name, "filename")
         base = os.path.basename(path).split(".ko")[0]
         if base in order or base + "-stock" in order:
             return
-        for dep in filter(None, modinfo(kver, name, "depends").split(",")):
+        for dep in filter(None, mods.info(name, "depends").split(",")):
             visit(dep)
         base += "-stock" if base in own else ""
         order.append(base)
@@ -81,13 +114,13 @@ def stock(kver, names, dest, own):
                           if not b.endswith("-stock")) + "\n")
 
 
-def build_set(kver, name, work, symvers):
+def build_set(kver, name, work, symvers, src):
     d, mods, files, stock_mods, _ = SETS[name]
-    series = ".".join(kver.split(".")[:2])
-    src = os.path.join(TOP, "build", "vm-drivers", f"src-{series}")
-    rd.extract(f"/usr/src/linux-source-{series}.tar.xz", src,
-               ("drivers/nvme", "drivers/usb"))
     headers = rd.drivers_headers(src)
+    kdir = rd.kdir_of(kver)
+    make_args = subprocess.run([os.path.join(TOP, "scripts", "kernels.sh"),
+                                "--make-args", kver], capture_output=True,
+                               text=True, check=True).stdout.split()
     dest = os.path.join(TOP, "build", "vm-ko", kver, name)
     shutil.rmtree(dest, ignore_errors=True)
     os.makedirs(dest)
@@ -96,7 +129,8 @@ def build_set(kver, name, work, symvers):
         builds.append((False, {"nvme": "nvme-rebuild"}))
     for convert, names in builds:
         tree, clog, blog = rd.build_dir(src, d, mods, kver, symvers, work,
-                                        headers, convert=convert)
+                                        headers, convert=convert,
+                                        make_args=make_args)
         with open(os.path.join(tree, "build.log"), "w",
                   encoding="utf-8") as f:
             f.write(clog + blog)
@@ -108,7 +142,10 @@ def build_set(kver, name, work, symvers):
             subprocess.run(["strip", "--strip-debug", "-o",
                             os.path.join(dest, file + ".ko"), ko],
                            check=True)
-    stock(kver, stock_mods, dest, mods)
+    try:
+        stock(Modules(kver, kdir), stock_mods, dest, mods)
+    except LookupError as e:
+        return str(e)
     return ""
 
 
@@ -116,20 +153,30 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--keep-going", action="store_true")
     args = ap.parse_args()
-    res = subprocess.run([os.path.join(TOP, "scripts", "kernels.sh"),
-                          "--distro"], capture_output=True, text=True,
-                         check=True)
+    res = subprocess.run([os.path.join(TOP, "scripts", "kernels.sh")],
+                         capture_output=True, text=True, check=True)
     bad = 0
     for kver in res.stdout.split():
         series = ".".join(kver.split(".")[:2])
-        wanted = [n for n, s in SETS.items() if series in s[4]]
+        # a kernel built here: its flavour ("debug", "rt"), not its series
+        flavour = kver.split("-dmaguard-")[1] if "-dmaguard-" in kver \
+            else series
+        debug = flavour == "debug"
+        wanted = [n for n, s in SETS.items() if flavour in s[4]]
+        if not wanted:
+            continue
+        # a built kernel: the source tree it was built from
+        src = rd.cached_source(series) if debug else None
         tarball = f"/usr/src/linux-source-{series}.tar.xz"
-        if not os.path.exists(tarball):
+        if not src and not os.path.exists(tarball):
             for n in wanted:
                 print(f"not ok - vm-drivers/{kver}/{n} # no {tarball} "
                       f"(apt install linux-source-{series})")
                 bad += 1
             continue
+        if not src:
+            src = os.path.join(TOP, "build", "vm-drivers", f"src-{series}")
+            rd.extract(tarball, src, ("drivers/nvme", "drivers/usb"))
         built = subprocess.run([os.path.join(TOP, "scripts",
                                              "build-modules.sh")],
                                env=dict(os.environ, KVER=kver,
@@ -139,8 +186,8 @@ def main():
                                "Module.symvers")
         work = os.path.join(TOP, "build", "vm-drivers", kver)
         for n in wanted:
-            why = build_set(kver, n, work, symvers) if built.returncode == 0 \
-                else "dmaguard.ko did not build"
+            why = build_set(kver, n, work, symvers, src) \
+                if built.returncode == 0 else "dmaguard.ko did not build"
             print(f"{'not ok' if why else 'ok'} - vm-drivers/{kver}/{n}"
                   + (f" # {why}" if why else ""))
             bad += bool(why)

@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Benchmarks, not tests (scripts/bench.sh says what each one measures):
-#   make bench          both of the below
+#   make bench          all of the below but the profiles
 #   make bench-vm       kernel dma_pool vs dmaguard in TCG boots: per kernel,
 #                       direct and IOMMU backend, 1, 2 and 4 vCPUs (one
 #                       CPU: dmapool_test rows; all CPUs on one pool: pool-mt)
 #   make bench-native   dmaguard's core vs the in-band reference pool,
 #                       natively, plus callgrind instruction counts; the
 #                       pin cache's hit path vs a locked interval tree
+#   make bench-nvme     the kernel's NVMe driver: stock vs converted vs
+#                       its unconverted rebuild, one boot per kernel and
+#                       backend (NVME_ROUNDS, NVME_MIB)
 #   make prof-pin       a pin cache hit's guest instructions per function
 #                       (a QEMU plugin, scripts/bench/prof.sh)
 #   make prof-pool      the same for an alloc + free pair, dma_pool beside
@@ -22,10 +25,13 @@ BENCH_SRCS	:= tests/bench/pool_bench.c tests/bench/pool_bench_mt.c \
 		   tests/bench/ref_pool.c tests/bench/ref_pool_spin.c
 BENCH_HDRS	:= tests/bench/ref_pool.h tests/bench/pool_bench.h
 
-.PHONY: bench bench-vm bench-native bench-pin prof-pin prof-pool
+.PHONY: bench bench-vm bench-native bench-pin bench-nvme prof-pin prof-pool
 
-bench: deps $(BENCH_OUT)/pool_bench modules-test vm-bins
+bench: deps $(BENCH_OUT)/pool_bench modules-test vm-bins vm-drivers
 	@scripts/bench.sh all
+
+bench-nvme: deps modules-test vm-bins vm-drivers
+	@scripts/bench.sh nvme
 
 bench-pin: deps modules-test vm-bins
 	@scripts/bench.sh pin

@@ -5,9 +5,11 @@
 #                      a driver directory of a kernel tree converted from
 #                      dma_pool to dmaguard (scripts/convert-driver.py)
 #   make real-drivers  every dma_pool user in drivers/ of Debian's
-#                      linux-source-6.12, converted and built out of tree
-#                      against the 6.12 kernel: a table, also in
-#                      build/real-drivers/table.md (about 20 minutes)
+#                      linux-source-6.12 and -6.1, converted and built out
+#                      of tree against Debian's kernel of that series: a
+#                      table per kernel, also in
+#                      build/real-drivers/<kver>/table.md (about 20
+#                      minutes a kernel)
 # Check group real-drivers: a fixed sample of those modules (SCSI,
 # network, crypto, DMA engines, Bluetooth, NVMe, USB host), one line each.
 #   make vm-drivers    the kernel's NVMe and xHCI drivers, converted, for

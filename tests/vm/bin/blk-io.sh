@@ -23,8 +23,10 @@
 #                                  data reads back
 #   blk-io.sh pools POOLRE N       exactly N pools match POOLRE and none has
 #                                  a bad free
-#   blk-io.sh time DEV MIB         seconds (ms resolution) to write and read
-#                                  back MIB MiB with O_DIRECT, 4 writers
+#   blk-io.sh time DEV MIB PASSES  seconds to write MIB MiB of random
+#                                  bytes (4 O_DIRECT writers, 128 KiB
+#                                  requests) and read them back, PASSES
+#                                  times
 set -eu
 POOLS=/sys/kernel/debug/dmaguard/pools
 
@@ -93,18 +95,20 @@ pools)
 	bad=$(pool_lines "$2" | awk '{ s += $(NF) + $(NF-1) + $(NF-2) + $(NF-3) } END { print s + 0 }')
 	[ "$bad" = 0 ] || die "$bad bad frees" ;;
 time)
-	dev=$2 mib=$3 q=$(($3 / 4))
+	dev=$2 mib=$3 passes=$4 q=$(($3 / 4))
 	head -c $((mib << 20)) /dev/urandom > /tmp/pat
-	t0=$(cut -d' ' -f1 /proc/uptime)
-	for i in 0 1 2 3; do
-		dd if=/tmp/pat of="$dev" bs=128k skip=$((i * q * 8)) \
-			seek=$((i * q * 8)) count=$((q * 8)) oflag=direct \
-			status=none &
+	t0=$(cut -d" " -f1 /proc/uptime)
+	for p in $(seq "$passes"); do
+		for i in 0 1 2 3; do
+			dd if=/tmp/pat of="$dev" bs=128k skip=$((i * q * 8)) \
+				seek=$((i * q * 8)) count=$((q * 8)) \
+				oflag=direct status=none &
+		done
+		wait
+		dd if="$dev" of=/dev/null bs=128k count=$((mib * 8)) \
+			iflag=direct status=none
 	done
-	wait
-	dd if="$dev" of=/dev/null bs=128k count=$((mib * 8)) iflag=direct \
-		status=none
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	t1=$(cut -d" " -f1 /proc/uptime)
 	rm -f /tmp/pat
 	echo "$t0 $t1" | awk '{ printf "%.2f\n", $2 - $1 }' ;;
 *)
