@@ -123,7 +123,8 @@
 # real but could not be pinned on one).
 #
 # RETRY. A boot whose kernel reports a panic, an Oops or a BUG before the
-# guest's /init has printed its first marker is booted once more, and
+# guest's /init has printed its first marker, or whose QEMU dies of a
+# signal before then, is booted once more, and
 # judged by the second boot alone; its spec line says so ("retried once:
 # ...") and the first log is kept as <name>.crash-before-init.log. No test
 # code runs before /init, so such a report is the emulator's
@@ -637,7 +638,7 @@ def judge(spec, args, spec_name, serial, log, rc, timed_out, report=True):
 	return [spec_line] + results
 
 
-def crashed_before_init(log):
+def crashed_before_init(log, rc):
 	"""A boot whose kernel reported a panic, an Oops or a BUG (KASAN's
 	included) before the guest's /init printed its first line is the
 	bench's, not the spec's: no test code had run (no module loaded, no
@@ -645,7 +646,10 @@ def crashed_before_init(log):
 	("Oops: int3") while a static key was being patched at boot, and the
 	debug kernel has taken an interrupt on an IRQ descriptor not yet set
 	up while identifying the boot CPU (KASAN: wild-memory-access in
-	handle_edge_irq, at 0.005 s), on a loaded host. Returns where the log
+	handle_edge_irq, at 0.005 s), on a loaded host. So is a QEMU that died
+	of a signal (rc < 0) before /init: QEMU 7.2 has segfaulted (at address
+	0xa0) booting the debug kernel with -smp 2 and the Intel IOMMU, and
+	booted the same initramfs cleanly the next time. Returns where the log
 	was moved, for one new boot; None for any other boot."""
 	try:
 		with open(log, errors='replace') as f:
@@ -658,7 +662,10 @@ def crashed_before_init(log):
 		if line.startswith(MARK):
 			break
 		before.append(line)
-	if not any(rx.search(line) for line in before for rx, _ in FATAL[:3]):
+	reached_init = len(before) < len(text.splitlines())
+	qemu_died = rc is not None and rc < 0 and not reached_init
+	if not qemu_died and not any(rx.search(line) for line in before
+				     for rx, _ in FATAL[:3]):
 		return None
 	first = log[:-len('.log')] + '.crash-before-init.log'
 	os.replace(log, first)
@@ -713,7 +720,7 @@ def run_boot(items, args):
 		return {n: [(False, f'vm/{args.kver}/{n}', f' # initramfs: {e}')]
 			for n in names}
 	rc, timed_out = boot(spec0, args, backend, initrd, log)
-	first = crashed_before_init(log)
+	first = crashed_before_init(log, rc)
 	if first:
 		print(f'  VM      {args.kver} {" ".join(names)}: the kernel crashed '
 		      f'before /init ran (log {first}); booting again',
