@@ -75,11 +75,16 @@ def own_dmaguard(kver, out):
     return os.path.join(dgb, "Module.symvers")
 
 
-def kdir_of(kver):
-    """The tree modules for kver build against (scripts/kernels.sh)."""
+def kernels_sh(what, kver):
+    """scripts/kernels.sh --kdir (the tree modules for kver build
+    against) or --make-args (what else their make needs)."""
     return subprocess.run([os.path.join(TOP, "scripts", "kernels.sh"),
-                           "--kdir", kver], capture_output=True, text=True,
+                           what, kver], capture_output=True, text=True,
                           check=True).stdout.strip()
+
+
+def kdir_of(kver):
+    return kernels_sh("--kdir", kver)
 
 
 def kernel_config(kver):
@@ -172,8 +177,7 @@ def drivers_headers(src):
     return out
 
 
-def build_dir(src, d, mods, kver, symvers, out, headers, convert=True,
-              make_args=()):
+def build_dir(src, d, mods, kver, symvers, out, headers, convert=True):
     """Convert directory d into a tree where it sits at its own path
     beside links to the other headers of drivers/ (for includes such as
     "../dmaengine.h"), and build mods (relative to d) out of tree; return
@@ -221,7 +225,8 @@ def build_dir(src, d, mods, kver, symvers, out, headers, convert=True,
     res = subprocess.run(
         ["make", "-C", kdir_of(kver), f"M={work}",
          f"KCFLAGS=-I{TOP}/abi/include",
-         f"KBUILD_EXTRA_SYMBOLS={symvers}", *make_args, "modules"],
+         f"KBUILD_EXTRA_SYMBOLS={symvers}",
+         *kernels_sh("--make-args", kver).split(), "modules"],
         capture_output=True, text=True, check=False)
     return work, log, res.stdout + res.stderr
 

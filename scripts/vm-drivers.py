@@ -118,9 +118,6 @@ def build_set(kver, name, work, symvers, src):
     d, mods, files, stock_mods, _ = SETS[name]
     headers = rd.drivers_headers(src)
     kdir = rd.kdir_of(kver)
-    make_args = subprocess.run([os.path.join(TOP, "scripts", "kernels.sh"),
-                                "--make-args", kver], capture_output=True,
-                               text=True, check=True).stdout.split()
     dest = os.path.join(TOP, "build", "vm-ko", kver, name)
     shutil.rmtree(dest, ignore_errors=True)
     os.makedirs(dest)
@@ -129,8 +126,7 @@ def build_set(kver, name, work, symvers, src):
         builds.append((False, {"nvme": "nvme-rebuild"}))
     for convert, names in builds:
         tree, clog, blog = rd.build_dir(src, d, mods, kver, symvers, work,
-                                        headers, convert=convert,
-                                        make_args=make_args)
+                                        headers, convert=convert)
         with open(os.path.join(tree, "build.log"), "w",
                   encoding="utf-8") as f:
             f.write(clog + blog)
