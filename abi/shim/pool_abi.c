@@ -132,6 +132,26 @@ void *dmaguard_pool_alloc(struct dmaguard_pool *pool, gfp_t mem_flags,
 }
 DG_EXPORT(dmaguard_pool_alloc);
 
+void *dmaguard_pool_zalloc(struct dmaguard_pool *pool, gfp_t mem_flags,
+			   dma_addr_t *handle)
+{
+	return dmaguard_pool_alloc(pool, mem_flags | __GFP_ZERO, handle);
+}
+DG_EXPORT(dmaguard_pool_zalloc);
+
+/* The kernel's barriers are macros: these give them a symbol (Rust). */
+void dmaguard_dma_wmb(void)
+{
+	dma_wmb();
+}
+DG_EXPORT(dmaguard_dma_wmb);
+
+void dmaguard_dma_rmb(void)
+{
+	dma_rmb();
+}
+DG_EXPORT(dmaguard_dma_rmb);
+
 void dmaguard_pool_free(struct dmaguard_pool *pool, void *vaddr,
 			dma_addr_t dma)
 {

@@ -108,6 +108,47 @@ static void pool_round(void **state)
 }
 
 /*
+ * dmaguard_pool_zalloc() (a function since v1.3): blocks that held a
+ * pattern come back zeroed. The pool gains no chunk for the second round,
+ * so every zeroed block is one that was dirty. The barriers link and run.
+ */
+static void pool_zalloc(void **state)
+{
+	struct dmaguard_pool *p = dmaguard_pool_create("zalloc", &dg_user_dev,
+						       64, 0, 0);
+	DMAGUARD_OPTS(dmaguard_pool_stats, st);
+	unsigned char *blk[32];
+	dma_addr_t dma[32];
+	u64 total;
+	int i, j;
+
+	assert_non_null(p);
+	for (i = 0; i < 32; i++) {
+		blk[i] = dmaguard_pool_alloc(p, GFP_KERNEL, &dma[i]);
+		assert_non_null(blk[i]);
+		memset(blk[i], 0xa5, 64);
+	}
+	dmaguard_dma_wmb();
+	for (i = 0; i < 32; i++)
+		dmaguard_pool_free(p, blk[i], dma[i]);
+	assert_int_equal(dmaguard_pool_get_stats(p, &st), 0);
+	total = st.blocks_total;
+	for (i = 0; i < 32; i++) {
+		blk[i] = dmaguard_pool_zalloc(p, GFP_KERNEL, &dma[i]);
+		assert_non_null(blk[i]);
+	}
+	dmaguard_dma_rmb();
+	for (i = 0; i < 32; i++)
+		for (j = 0; j < 64; j++)
+			assert_int_equal(blk[i][j], 0);
+	assert_int_equal(dmaguard_pool_get_stats(p, &st), 0);
+	assert_int_equal(st.blocks_total, total);
+	for (i = 0; i < 32; i++)
+		dmaguard_pool_free(p, blk[i], dma[i]);
+	dmaguard_pool_destroy(p);
+}
+
+/*
  * Managed pools (v1.2): destroyed with the device's resources, or by
  * dmaguard_pool_destroy_managed(), which refuses a pool not created
  * managed; LeakSanitizer sees a pool that neither destroyed.
@@ -228,6 +269,7 @@ int main(void)
 		cmocka_unit_test(version),
 		cmocka_unit_test(pool_refusals),
 		cmocka_unit_test(pool_round),
+		cmocka_unit_test(pool_zalloc),
 		cmocka_unit_test(pool_managed),
 		cmocka_unit_test(pin_refusals),
 		cmocka_unit_test(pin_destroy_held),

@@ -9,7 +9,9 @@
  *
  *   <dmaguard/types.h>  base types, layout asserts, DMAGUARD_OPTS()
  *   <dmaguard/pool.h>   hardened DMA pools (dmaguard_pool_*); managed
- *                       pools (dmaguard_pool_create_managed()) since v1.2
+ *                       pools (dmaguard_pool_create_managed()) since v1.2;
+ *                       dmaguard_pool_zalloc() a function and the DMA
+ *                       barriers dmaguard_dma_wmb()/_rmb() since v1.3
  *   <dmaguard/pin.h>    the pinned-page cache (dmaguard_pin_*), since v1.1:
  *                       test for it with DMAGUARD_VERSION_MINOR >= 1 at
  *                       build time and dmaguard_version() at run time
@@ -27,7 +29,7 @@
 #define _DMAGUARD_DMAGUARD_H
 
 #define DMAGUARD_VERSION_MAJOR	1
-#define DMAGUARD_VERSION_MINOR	2
+#define DMAGUARD_VERSION_MINOR	3
 /* One number that orders versions: major in the high 16 bits. */
 #define DMAGUARD_VERSION_CODE(major, minor)	(((major) << 16) | (minor))
 #define DMAGUARD_VERSION \

@@ -334,21 +334,46 @@ void dmaguard_pool_destroy_managed(struct dmaguard_pool *pool);
 int dmaguard_pool_get_stats(const struct dmaguard_pool *pool,
 			    struct dmaguard_pool_stats *st);
 
-#ifdef __KERNEL__
 /**
  * dmaguard_pool_zalloc() - allocate one zeroed block
  * @pool: the pool
- * @mem_flags: GFP flags
+ * @mem_flags: GFP flags, as for dmaguard_pool_alloc()
  * @handle: where the block's DMA address is stored
+ *
+ * dmaguard_pool_alloc() with __GFP_ZERO. A function since v1.3 (a static
+ * inline before), so that consumers which cannot expand the kernel's GFP
+ * macros (Rust, whose bindings cannot know __GFP_ZERO's value for a given
+ * kernel configuration) zero device memory through the pool rather than
+ * with plain CPU stores of their own.
  *
  * Context: as for dmaguard_pool_alloc().
  * Return: as for dmaguard_pool_alloc().
  */
-static inline void *dmaguard_pool_zalloc(struct dmaguard_pool *pool,
-					 gfp_t mem_flags, dma_addr_t *handle)
-{
-	return dmaguard_pool_alloc(pool, mem_flags | __GFP_ZERO, handle);
-}
-#endif
+void *dmaguard_pool_zalloc(struct dmaguard_pool *pool, gfp_t mem_flags,
+			   dma_addr_t *handle);
+
+/**
+ * dmaguard_dma_wmb() - the kernel's dma_wmb() as a function
+ *
+ * Orders the CPU's stores to coherent DMA memory before later ones: the
+ * fields of a descriptor before the store that hands it to the device.
+ * For consumers that cannot expand the kernel's barrier macros (Rust); C
+ * drivers use dma_wmb() itself. Since v1.3.
+ *
+ * Context: Any context.
+ */
+void dmaguard_dma_wmb(void);
+
+/**
+ * dmaguard_dma_rmb() - the kernel's dma_rmb() as a function
+ *
+ * Orders the CPU's loads from coherent DMA memory: the load of a
+ * descriptor's ownership or completion field before the loads of the
+ * fields the device wrote with it. For consumers that cannot expand the
+ * kernel's barrier macros (Rust). Since v1.3.
+ *
+ * Context: Any context.
+ */
+void dmaguard_dma_rmb(void);
 
 #endif /* _DMAGUARD_POOL_H */

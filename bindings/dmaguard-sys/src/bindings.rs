@@ -8,7 +8,7 @@
 // (dmaguard-sys) or as a module of a kernel crate.
 
 pub const DMAGUARD_VERSION_MAJOR: u32 = 1;
-pub const DMAGUARD_VERSION_MINOR: u32 = 2;
+pub const DMAGUARD_VERSION_MINOR: u32 = 3;
 pub const DMAGUARD_POOL_F_NODE: u32 = 1;
 pub const DMAGUARD_POOL_F_ALL: u32 = 1;
 pub const DMAGUARD_POOL_OPTS_SIZE_VER0: u32 = 48;
@@ -285,6 +285,48 @@ extern "C" {
         pool: *const dmaguard_pool,
         st: *mut dmaguard_pool_stats,
     ) -> core::ffi::c_int;
+}
+extern "C" {
+    #[doc = " dmaguard_pool_zalloc() - allocate one zeroed block"]
+    #[doc = " @pool: the pool"]
+    #[doc = " @mem_flags: GFP flags, as for dmaguard_pool_alloc()"]
+    #[doc = " @handle: where the block's DMA address is stored"]
+    #[doc = ""]
+    #[doc = " dmaguard_pool_alloc() with __GFP_ZERO. A function since v1.3 (a static"]
+    #[doc = " inline before), so that consumers which cannot expand the kernel's GFP"]
+    #[doc = " macros (Rust, whose bindings cannot know __GFP_ZERO's value for a given"]
+    #[doc = " kernel configuration) zero device memory through the pool rather than"]
+    #[doc = " with plain CPU stores of their own."]
+    #[doc = ""]
+    #[doc = " Context: as for dmaguard_pool_alloc()."]
+    #[doc = " Return: as for dmaguard_pool_alloc()."]
+    pub fn dmaguard_pool_zalloc(
+        pool: *mut dmaguard_pool,
+        mem_flags: gfp_t,
+        handle: *mut dma_addr_t,
+    ) -> *mut core::ffi::c_void;
+}
+extern "C" {
+    #[doc = " dmaguard_dma_wmb() - the kernel's dma_wmb() as a function"]
+    #[doc = ""]
+    #[doc = " Orders the CPU's stores to coherent DMA memory before later ones: the"]
+    #[doc = " fields of a descriptor before the store that hands it to the device."]
+    #[doc = " For consumers that cannot expand the kernel's barrier macros (Rust); C"]
+    #[doc = " drivers use dma_wmb() itself. Since v1.3."]
+    #[doc = ""]
+    #[doc = " Context: Any context."]
+    pub fn dmaguard_dma_wmb();
+}
+extern "C" {
+    #[doc = " dmaguard_dma_rmb() - the kernel's dma_rmb() as a function"]
+    #[doc = ""]
+    #[doc = " Orders the CPU's loads from coherent DMA memory: the load of a"]
+    #[doc = " descriptor's ownership or completion field before the loads of the"]
+    #[doc = " fields the device wrote with it. For consumers that cannot expand the"]
+    #[doc = " kernel's barrier macros (Rust). Since v1.3."]
+    #[doc = ""]
+    #[doc = " Context: Any context."]
+    pub fn dmaguard_dma_rmb();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

@@ -32,6 +32,7 @@
 #include <linux/mm.h>
 #include <linux/log2.h>
 #include <linux/numa.h>
+#include <asm/barrier.h>
 
 #include "dg_dma_space.h"
 

@@ -17,6 +17,24 @@
 /* The one device of the simulated kernel; no NUMA node. */
 struct device dg_user_dev = { .numa_node = NUMA_NO_NODE };
 
+struct device *get_device(struct device *dev)
+{
+	if (dev)
+		__atomic_add_fetch(&dev->refs, 1, __ATOMIC_RELAXED);
+	return dev;
+}
+
+void put_device(struct device *dev)
+{
+	if (dev && __atomic_sub_fetch(&dev->refs, 1, __ATOMIC_RELEASE) < 0)
+		dev_err(dev, "put_device() without a reference\n");
+}
+
+long dg_user_device_refs(const struct device *dev)
+{
+	return __atomic_load_n(&dev->refs, __ATOMIC_ACQUIRE);
+}
+
 static __thread struct task_struct dg_user_task;
 
 struct task_struct *dg_user_current(void)

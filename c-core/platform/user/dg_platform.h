@@ -89,6 +89,16 @@ static inline bool test_and_clear_bit(long nr, volatile unsigned long *addr)
 #define GFP_NOWAIT		((gfp_t)0x04u)
 #define __GFP_ZERO		((gfp_t)0x100u)
 
+/*
+ * The DMA barriers behind dmaguard_dma_wmb()/_rmb(): the simulated device
+ * is another thread, so a release or acquire fence gives the order the
+ * kernel's give on coherent memory.
+ */
+#ifndef dma_wmb
+#define dma_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+#define dma_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#endif
+
 #define DG_PAGE_SIZE		4096ul
 #define DG_NO_NODE		(-1)
 

@@ -13,10 +13,20 @@
 
 struct device {
 	int numa_node;
+	long refs;			/* get_device() less put_device() */
 	struct dg_user_devres *devres;	/* newest first */
 };
 
 extern struct device dg_user_dev;
+
+/*
+ * References, as the driver core counts them; the simulated device is
+ * never released, but a put without a get is reported (dg_err()'s count),
+ * and tests read the balance with dg_user_device_refs().
+ */
+struct device *get_device(struct device *dev);
+void put_device(struct device *dev);
+long dg_user_device_refs(const struct device *dev);
 
 /*
  * Device resources, as the driver core keeps them: released newest first
