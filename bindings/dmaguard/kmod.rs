@@ -15,6 +15,11 @@
 //! Pointers to kernel types cross with casts: `sys::device`, `sys::page`
 //! and `sys::sg_table` are dmaguard's opaque declarations of the kernel's
 //! `struct device`, `struct page` and `struct sg_table`.
+//!
+//! Pools are counted with the kernel's own `kernel::sync::Arc` (module
+//! `sync` below), and the macros of `dma.rs` (`dma_descriptor!`,
+//! `dma_read!`, `dma_write!`) are exported at the root of the module's
+//! crate: `crate::dma_read!`.
 
 // A private module of the kernel module's crate: not every item is used.
 #![allow(dead_code, unreachable_pub)]
@@ -33,6 +38,20 @@ pub mod sys {
     include!("../dmaguard-sys/src/layout.rs");
 }
 
+/// The counted owner of a pool: the kernel's `Arc`.
+pub mod sync {
+    pub use kernel::sync::Arc;
+
+    /// A new `Arc`, allocated with `GFP_KERNEL`: process context.
+    pub fn new_arc<T>(v: T) -> super::error::Result<Arc<T>> {
+        Arc::new(v, kernel::alloc::flags::GFP_KERNEL).map_err(|_| super::error::Error::NoMem)
+    }
+}
+
+#[path = "src/device.rs"]
+pub mod device;
+#[path = "src/dma.rs"]
+pub mod dma;
 #[path = "src/error.rs"]
 pub mod error;
 #[path = "src/gfp.rs"]

@@ -5,9 +5,8 @@ use dmaguard::pool::{Pool, PoolOptions};
 use dmaguard::user::{GFP_KERNEL, device};
 
 pub fn f() {
-    // SAFETY: the simulated device lives forever.
-    let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"p", 8)) }.unwrap();
+    let pool = Pool::new(&device(), &PoolOptions::new(c"p", 8)).unwrap();
     let block = pool.alloc(GFP_KERNEL).unwrap();
     let shared = &block;
-    shared.write_u32(0, 1).unwrap();
+    shared.write_as::<u32>(0, 1).unwrap();
 }

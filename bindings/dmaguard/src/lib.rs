@@ -2,14 +2,18 @@
 //! Safe, `no_std`, allocation-free Rust layer over dmaguard's public ABI:
 //! hardened DMA pools ([`pool`]) and the pinned-page cache ([`pin`]).
 //!
-//! One source for two builds. The files `error.rs`, `gfp.rs`, `pool.rs` and
-//! `pin.rs` refer to each other and to the raw bindings only through
-//! `super::` paths, so a kernel module compiles the same files as modules
-//! of its own crate, mirroring this layout:
+//! One source for two builds. The files `device.rs`, `dma.rs`, `error.rs`,
+//! `gfp.rs`, `pool.rs` and `pin.rs` refer to each other, to the raw
+//! bindings and to the build's `Arc` only through `super::` paths, so a
+//! kernel module compiles the same files as modules of its own crate,
+//! mirroring this layout (`kmod.rs`):
 //!
 //! ```text
 //! mod dmaguard {
 //!     pub mod sys { /* bindings.rs + layout.rs of dmaguard-sys */ }
+//!     pub mod sync { /* kernel::sync::Arc; here: alloc's Arc */ }
+//!     #[path = ".../device.rs"] pub mod device;
+//!     #[path = ".../dma.rs"] pub mod dma;
 //!     #[path = ".../error.rs"] pub mod error;
 //!     #[path = ".../gfp.rs"] pub mod gfp;
 //!     #[path = ".../pool.rs"] pub mod pool;
@@ -23,10 +27,10 @@
 //! ```
 //! use dmaguard::pool::{Pool, PoolOptions};
 //! use dmaguard::user::{device, GFP_KERNEL};
-//! // SAFETY: the userspace build's device lives forever.
-//! let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"ring", 64)) }?;
+//! let pool = Pool::new(&device(), &PoolOptions::new(c"ring", 64))?;
 //! let mut desc = pool.alloc_zeroed(GFP_KERNEL)?;
-//! desc.write_u64(0, desc.dma_handle())?;
+//! let dma = desc.dma_handle();
+//! desc.write_as::<u64>(0, dma)?;
 //! # Ok::<(), dmaguard::error::Error>(())
 //! ```
 #![no_std]
@@ -40,6 +44,31 @@
 /// ```
 pub use dmaguard_sys as sys;
 
+extern crate alloc;
+
+/// The counted owner of a pool: `alloc`'s `Arc` in the cargo build, the
+/// kernel's `kernel::sync::Arc` in a module (`kmod.rs`).
+///
+/// ```
+/// let a = dmaguard::sync::new_arc(5)?;
+/// assert_eq!(*a, 5);
+/// # Ok::<(), dmaguard::error::Error>(())
+/// ```
+pub mod sync {
+    pub use alloc::sync::Arc;
+
+    /// A new `Arc` (this build's allocation never fails: it aborts).
+    ///
+    /// # Errors
+    ///
+    /// None here; `Error::NoMem` in a kernel module.
+    pub fn new_arc<T>(v: T) -> super::error::Result<Arc<T>> {
+        Ok(Arc::new(v))
+    }
+}
+
+pub mod device;
+pub mod dma;
 pub mod error;
 pub mod gfp;
 pub mod pin;

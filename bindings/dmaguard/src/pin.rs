@@ -10,6 +10,7 @@
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
+use super::device::Device;
 use super::error::{Error, Result};
 use super::sys;
 
@@ -87,6 +88,9 @@ impl PinOptions {
 #[doc(alias = "dmaguard_pin_cache_destroy")]
 pub struct PinCache {
     ptr: NonNull<sys::dmaguard_pin_cache>,
+    // Put after the destroy (fields drop after `drop()`): the device
+    // outlives every mapping the cache made for it.
+    _dev: Option<Device>,
 }
 
 // SAFETY: the C cache is not tied to the creating task: any task may put
@@ -117,17 +121,12 @@ impl PinCache {
     /// ```
     #[doc(alias = "dmaguard_pin_cache_create")]
     pub fn new(opts: &PinOptions) -> Result<PinCache> {
-        // SAFETY: a NULL device is allowed: pages only.
-        unsafe { PinCache::with_device(core::ptr::null_mut(), opts) }
+        PinCache::create(None, opts)
     }
 
     /// A cache of the caller's address space whose entries are also
-    /// DMA-mapped for `dev` (`dmaguard_pin_cache_create()`).
-    ///
-    /// # Safety
-    ///
-    /// `dev` is NULL (pages only) or points to a live `struct device` that
-    /// can do DMA and outlives the cache.
+    /// DMA-mapped for `dev` (`dmaguard_pin_cache_create()`). The cache
+    /// holds a reference on the device while it lives.
     ///
     /// # Errors
     ///
@@ -139,19 +138,25 @@ impl PinCache {
     /// let mm = Mm::new(2);
     /// mm.map(mm.addr(0), 4096, Prot::ReadWrite)?;
     /// mm.enter();
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let cache = unsafe { PinCache::with_device(device(), &PinOptions::default()) }?;
+    /// let cache = PinCache::with_device(&device(), &PinOptions::default())?;
     /// assert!(cache.get(mm.addr(0), 4096, true)?.sgt().is_some());
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
     #[doc(alias = "dmaguard_pin_cache_create")]
-    pub unsafe fn with_device(dev: *mut sys::device, opts: &PinOptions) -> Result<PinCache> {
+    pub fn with_device(dev: &Device, opts: &PinOptions) -> Result<PinCache> {
+        PinCache::create(Some(dev), opts)
+    }
+
+    fn create(dev: Option<&Device>, opts: &PinOptions) -> Result<PinCache> {
         let o = opts.to_sys();
-        // SAFETY: `o` is a complete struct whose `sz` is its size; `dev` is
-        // as the caller promised.
-        let p = unsafe { sys::dmaguard_pin_cache_create(dev, &o) };
+        let raw = dev.map_or(core::ptr::null_mut(), Device::as_ptr);
+        // SAFETY: `o` is a complete struct whose `sz` is its size; `raw` is
+        // NULL (pages only) or a live device (a reference is held, and the
+        // cache keeps one until it is dropped).
+        let p = unsafe { sys::dmaguard_pin_cache_create(raw, &o) };
         Ok(PinCache {
             ptr: Error::from_err_ptr(p)?,
+            _dev: dev.cloned(),
         })
     }
 
@@ -418,8 +423,7 @@ impl Pinned<'_> {
     /// let mm = Mm::new(2);
     /// mm.map(mm.addr(0), 2 * 4096, Prot::ReadWrite)?;
     /// mm.enter();
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let cache = unsafe { PinCache::with_device(device(), &PinOptions::default()) }?;
+    /// let cache = PinCache::with_device(&device(), &PinOptions::default())?;
     /// let _whole = cache.get(mm.addr(0), 8192, false)?;
     /// assert_eq!(cache.get(mm.addr(1) + 8, 8, false)?.sgt_offset(), 4096 + 8);
     /// # Ok::<(), dmaguard::error::Error>(())
@@ -442,8 +446,7 @@ impl Pinned<'_> {
 /// let mm = Mm::new(1);
 /// mm.map(mm.addr(0), 4096, Prot::ReadWrite)?;
 /// mm.enter();
-/// // SAFETY: the userspace build's device lives forever.
-/// let cache = unsafe { PinCache::with_device(device(), &PinOptions::default()) }?;
+/// let cache = PinCache::with_device(&device(), &PinOptions::default())?;
 /// let pinned = cache.get(mm.addr(0), 4096, true)?;
 /// let sgt = pinned.sgt().expect("a device-bound cache maps its entries");
 /// assert!(!sgt.as_ptr().is_null());
@@ -466,8 +469,7 @@ impl SgTable<'_> {
     /// let mm = Mm::new(1);
     /// mm.map(mm.addr(0), 4096, Prot::ReadWrite)?;
     /// mm.enter();
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let cache = unsafe { PinCache::with_device(device(), &PinOptions::default()) }?;
+    /// let cache = PinCache::with_device(&device(), &PinOptions::default())?;
     /// let pinned = cache.get(mm.addr(0), 64, false)?;
     /// let again = cache.get(mm.addr(0), 4096, false)?;
     /// assert_eq!(pinned.sgt().map(|t| t.as_ptr()), again.sgt().map(|t| t.as_ptr()));

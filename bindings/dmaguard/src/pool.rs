@@ -1,16 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Hardened DMA pools (`<dmaguard/pool.h>`): a [`Pool`] destroys itself
-//! when dropped, a [`Block`] frees itself when dropped and borrows its pool,
-//! so it cannot outlive it.
+//! Hardened DMA pools (`<dmaguard/pool.h>`). A [`Pool`] is a counted
+//! handle: clones share one C pool, and every [`Block`] holds one, so a
+//! driver keeps its pool and the blocks it allocated side by side in its
+//! own struct, and the C pool is destroyed when the last of them goes. A
+//! block can only be freed into the pool it came from (its drop), and
+//! its memory is only read and written as [`Plain`] values (see
+//! [`dma`](super::dma)).
 //!
 //! Shared with the kernel module build: refers to the raw bindings and the
-//! other modules only through `super::` paths, and to nothing but `core::`.
+//! other modules only through `super::` paths, and to nothing but `core::`
+//! and the build's `Arc` (`super::sync`: the kernel's `kernel::sync::Arc`
+//! in a module, `alloc`'s in the cargo crate).
 
 use core::ffi::CStr;
+use core::mem::{align_of, size_of};
 use core::ptr::{self, NonNull};
 
+use super::device::Device;
+use super::dma::Plain;
 use super::error::{Error, Result};
 use super::gfp::Gfp;
+use super::sync::{Arc, new_arc};
 use super::sys;
 
 /// A DMA (bus) address, as the device sees a block.
@@ -18,8 +28,7 @@ use super::sys;
 /// ```
 /// use dmaguard::pool::{DmaAddr, Pool, PoolOptions};
 /// use dmaguard::user::{GFP_KERNEL, device};
-/// // SAFETY: the userspace build's device lives forever.
-/// let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"d", 8)) }?;
+/// let pool = Pool::new(&device(), &PoolOptions::new(c"d", 8))?;
 /// let dma: DmaAddr = pool.alloc(GFP_KERNEL)?.dma_handle();
 /// assert_ne!(dma, 0);
 /// # Ok::<(), dmaguard::error::Error>(())
@@ -30,7 +39,7 @@ pub type DmaAddr = sys::dma_addr_t;
 ///
 /// ```
 /// use dmaguard::pool::{Pool, PoolOptions, PoolStats};
-/// let pool = unsafe { Pool::new(dmaguard::user::device(), &PoolOptions::new(c"doc", 64)) }?;
+/// let pool = Pool::new(&dmaguard::user::device(), &PoolOptions::new(c"doc", 64))?;
 /// let st: PoolStats = pool.stats()?;
 /// assert_eq!(st.block_size, 64);
 /// # Ok::<(), dmaguard::error::Error>(())
@@ -95,112 +104,152 @@ impl<'a> PoolOptions<'a> {
     }
 }
 
-/// A hardened pool of coherent DMA blocks for one device; destroyed when
-/// dropped (`dmaguard_pool_destroy()`).
+/// The C pool and what it needs to live: destroyed when the last
+/// [`Pool`] handle or [`Block`] drops it.
+struct PoolInner {
+    ptr: NonNull<sys::dmaguard_pool>,
+    block_size: usize,
+    // Dropped after the destroy above it in `drop()`: the device outlives
+    // every chunk the pool allocated for it.
+    dev: Device,
+}
+
+// SAFETY: the C pool serializes every call but create and destroy under
+// its own lock, from any thread (`<dmaguard/pool.h>`, Context lines); the
+// destroy runs once, in the last owner's drop.
+unsafe impl Send for PoolInner {}
+// SAFETY: as for Send: shared access only allocates, frees and reads the
+// counters, which take the pool's lock.
+unsafe impl Sync for PoolInner {}
+
+impl Drop for PoolInner {
+    /// Destroy the pool (`dmaguard_pool_destroy()`), then put the device.
+    /// Blocks given out by [`Block::into_raw`] and never freed are
+    /// reported by the C side and their chunks leaked, as for C drivers.
+    ///
+    /// Context: process context; may sleep.
+    fn drop(&mut self) {
+        // SAFETY: `self.ptr` is a live pool; this is its last owner (no
+        // handle or block refers to it any more), so no call can run or
+        // follow.
+        unsafe { sys::dmaguard_pool_destroy(self.ptr.as_ptr()) }
+    }
+}
+
+/// A hardened pool of coherent DMA blocks for one device: a counted
+/// handle (cloning it is cheap), the C pool destroyed when the last handle
+/// and the last [`Block`] are gone (`dmaguard_pool_destroy()`). It holds a
+/// reference on its device.
 ///
 /// `Send` and `Sync`: every call on a pool but create and destroy takes
 /// the pool's lock (a spinlock, interrupts off), so blocks may be
 /// allocated and freed from any thread and any context the C calls allow.
 ///
+/// The one thing the types do not check is the context of the last drop:
+/// the destroy sleeps, so whichever of the handles and blocks goes last
+/// must go in process context (a driver drops its blocks, then its pool,
+/// in remove).
+///
 /// ```
-/// use dmaguard::pool::{Pool, PoolOptions};
+/// use dmaguard::pool::{Block, Pool, PoolOptions};
 /// use dmaguard::user::{device, GFP_KERNEL};
-/// // SAFETY: the userspace build's device lives forever.
-/// let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"ring", 32)) }?;
-/// let block = pool.alloc(GFP_KERNEL)?;
-/// assert_eq!(block.len(), 32);
-/// drop(block);
-/// assert_eq!(pool.stats()?.blocks_in_use, 0);
+/// // What a driver keeps in its private data: the pool and its ring.
+/// struct Ring {
+///     pool: Pool,
+///     descs: Vec<Block>,
+/// }
+/// let pool = Pool::new(&device(), &PoolOptions::new(c"ring", 32))?;
+/// let descs = (0..4).map(|_| pool.alloc(GFP_KERNEL)).collect::<Result<_, _>>()?;
+/// let ring = Ring { pool, descs };
+/// assert_eq!(ring.pool.stats()?.blocks_in_use, 4);
 /// # Ok::<(), dmaguard::error::Error>(())
 /// ```
 #[doc(alias = "dmaguard_pool_destroy")]
+#[derive(Clone)]
 pub struct Pool {
-    ptr: NonNull<sys::dmaguard_pool>,
-    block_size: usize,
+    inner: Arc<PoolInner>,
 }
-
-// SAFETY: the C pool serializes every call but create and destroy under
-// its own lock, from any thread (`<dmaguard/pool.h>`, Context lines); the
-// handle is not tied to the creating thread.
-unsafe impl Send for Pool {}
-// SAFETY: as for Send: `&Pool` only allows alloc, free (through `Block`)
-// and stats, which take the pool's lock.
-unsafe impl Sync for Pool {}
 
 impl Pool {
     /// Create a pool from options (`dmaguard_pool_create_opts()`), with
-    /// the exact errno on failure.
-    ///
-    /// # Safety
-    ///
-    /// `dev` is NULL (refused: `Error::Inval`) or points to a live
-    /// `struct device` that can do DMA and outlives the pool: the pool
-    /// allocates and frees coherent DMA memory for it until dropped.
+    /// the exact errno on failure. Process context; may sleep.
     ///
     /// # Errors
     ///
-    /// `Error::Inval` (NULL `dev`, invalid geometry or node),
-    /// `Error::NoMem`.
+    /// `Error::Inval` (invalid geometry or node), `Error::NoMem`.
     ///
     /// ```
     /// use dmaguard::error::Error;
     /// use dmaguard::pool::{Pool, PoolOptions};
     /// let dev = dmaguard::user::device();
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let bad = unsafe { Pool::new(dev, &PoolOptions { align: 3, ..PoolOptions::new(c"x", 8) }) };
+    /// let bad = Pool::new(&dev, &PoolOptions { align: 3, ..PoolOptions::new(c"x", 8) });
     /// assert_eq!(bad.err(), Some(Error::Inval));
     /// ```
     #[doc(alias = "dmaguard_pool_create_opts")]
-    pub unsafe fn new(dev: *mut sys::device, opts: &PoolOptions<'_>) -> Result<Pool> {
+    pub fn new(dev: &Device, opts: &PoolOptions<'_>) -> Result<Pool> {
         let o = opts.to_sys();
         // SAFETY: `o` is a complete, zero-tailed struct whose `sz` is its
         // size; `o.name` points to a NUL-terminated string that lives
-        // across the call (the pool copies it); `dev` is as the caller
-        // promised.
-        let p = unsafe { sys::dmaguard_pool_create_opts(dev, &o) };
-        Pool::wrap(Error::from_err_ptr(p)?)
+        // across the call (the pool copies it); `dev` is a live device
+        // (a reference is held), which the pool keeps one of until it is
+        // destroyed.
+        let p = unsafe { sys::dmaguard_pool_create_opts(dev.as_ptr(), &o) };
+        Pool::wrap(Error::from_err_ptr(p)?, dev)
+    }
+
+    /// A pool whose blocks are one `T` each: its size and alignment.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Pool::new`]; `Error::Inval` for a zero-sized `T`.
+    ///
+    /// ```
+    /// use dmaguard::pool::Pool;
+    /// let pool = Pool::for_type::<[u64; 4]>(&dmaguard::user::device(), c"quad")?;
+    /// assert_eq!(pool.block_size(), 32);
+    /// # Ok::<(), dmaguard::error::Error>(())
+    /// ```
+    pub fn for_type<T: Plain>(dev: &Device, name: &CStr) -> Result<Pool> {
+        let opts = PoolOptions {
+            align: align_of::<T>(),
+            ..PoolOptions::new(name, size_of::<T>())
+        };
+        Pool::new(dev, &opts)
     }
 
     /// Create a pool the `dma_pool_create()` way
     /// (`dmaguard_pool_create()`): the device's NUMA node.
     ///
-    /// # Safety
-    ///
-    /// As for [`Pool::new`].
-    ///
     /// # Errors
     ///
-    /// The C call returns NULL for every failure (a NULL `dev`, an
-    /// invalid geometry, no memory) without saying which: all are
-    /// `Error::Inval` here. Use [`Pool::new`] for the errno.
+    /// The C call returns NULL for every failure (an invalid geometry, no
+    /// memory) without saying which: all are `Error::Inval` here. Use
+    /// [`Pool::new`] for the errno.
     ///
     /// ```
     /// use dmaguard::pool::Pool;
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::create(dmaguard::user::device(), c"legacy", 24, 8, 0) }?;
+    /// let pool = Pool::create(&dmaguard::user::device(), c"legacy", 24, 8, 0)?;
     /// assert_eq!(pool.block_size(), 24);
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
     #[doc(alias = "dmaguard_pool_create")]
-    pub unsafe fn create(
-        dev: *mut sys::device,
+    pub fn create(
+        dev: &Device,
         name: &CStr,
         size: usize,
         align: usize,
         boundary: usize,
     ) -> Result<Pool> {
         // SAFETY: `name` is NUL-terminated and outlives the call (the pool
-        // copies it); `dev` is as the caller promised.
-        let p = unsafe { sys::dmaguard_pool_create(name.as_ptr(), dev, size, align, boundary) };
-        Pool::wrap(NonNull::new(p).ok_or(Error::Inval)?)
+        // copies it); `dev` is live, as in `new`.
+        let p = unsafe {
+            sys::dmaguard_pool_create(name.as_ptr(), dev.as_ptr(), size, align, boundary)
+        };
+        Pool::wrap(NonNull::new(p).ok_or(Error::Inval)?, dev)
     }
 
     /// [`Pool::create`] with the node of the bookkeeping
     /// (`dmaguard_pool_create_node()`); -1 for none.
-    ///
-    /// # Safety
-    ///
-    /// As for [`Pool::new`].
     ///
     /// # Errors
     ///
@@ -208,15 +257,13 @@ impl Pool {
     ///
     /// ```
     /// use dmaguard::pool::Pool;
-    /// let dev = dmaguard::user::device();
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::create_node(dev, c"numa", 64, 64, 0, -1) }?;
+    /// let pool = Pool::create_node(&dmaguard::user::device(), c"numa", 64, 64, 0, -1)?;
     /// assert_eq!(pool.block_size(), 64);
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
     #[doc(alias = "dmaguard_pool_create_node")]
-    pub unsafe fn create_node(
-        dev: *mut sys::device,
+    pub fn create_node(
+        dev: &Device,
         name: &CStr,
         size: usize,
         align: usize,
@@ -225,49 +272,82 @@ impl Pool {
     ) -> Result<Pool> {
         // SAFETY: as in `create`.
         let p = unsafe {
-            sys::dmaguard_pool_create_node(name.as_ptr(), dev, size, align, boundary, node)
+            sys::dmaguard_pool_create_node(name.as_ptr(), dev.as_ptr(), size, align, boundary, node)
         };
-        Pool::wrap(NonNull::new(p).ok_or(Error::Inval)?)
+        Pool::wrap(NonNull::new(p).ok_or(Error::Inval)?, dev)
     }
 
-    /// Take ownership of a freshly created pool: read its block size.
-    fn wrap(ptr: NonNull<sys::dmaguard_pool>) -> Result<Pool> {
-        let mut pool = Pool { ptr, block_size: 0 };
-        // On error, dropping `pool` destroys it.
-        pool.block_size = pool.stats()?.block_size as usize;
-        Ok(pool)
+    /// Take ownership of a freshly created pool: read its block size, put
+    /// it in its counted owner.
+    fn wrap(ptr: NonNull<sys::dmaguard_pool>, dev: &Device) -> Result<Pool> {
+        let mut inner = PoolInner {
+            ptr,
+            block_size: 0,
+            dev: dev.clone(),
+        };
+        // On error, dropping `inner` destroys the pool.
+        inner.block_size = stats_of(ptr)?.block_size as usize;
+        Ok(Pool {
+            inner: new_arc(inner)?,
+        })
     }
 
     /// The C handle, for calls this layer does not wrap; it stays owned by
-    /// `self`.
+    /// the handles and blocks of this pool.
     ///
     /// ```
     /// use dmaguard::pool::{Pool, PoolOptions};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(dmaguard::user::device(), &PoolOptions::new(c"raw", 8)) }?;
+    /// let pool = Pool::new(&dmaguard::user::device(), &PoolOptions::new(c"raw", 8))?;
     /// assert!(!pool.as_ptr().is_null());
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
     pub fn as_ptr(&self) -> *mut sys::dmaguard_pool {
-        self.ptr.as_ptr()
+        self.inner.ptr.as_ptr()
+    }
+
+    /// The device the pool allocates for.
+    ///
+    /// ```
+    /// use dmaguard::pool::{Pool, PoolOptions};
+    /// let dev = dmaguard::user::device();
+    /// let pool = Pool::new(&dev, &PoolOptions::new(c"dev", 8))?;
+    /// assert_eq!(pool.device().as_ptr(), dev.as_ptr());
+    /// # Ok::<(), dmaguard::error::Error>(())
+    /// ```
+    pub fn device(&self) -> &Device {
+        &self.inner.dev
+    }
+
+    /// Whether `self` and `other` are handles of the same C pool.
+    ///
+    /// ```
+    /// use dmaguard::pool::{Pool, PoolOptions};
+    /// let dev = dmaguard::user::device();
+    /// let a = Pool::new(&dev, &PoolOptions::new(c"a", 8))?;
+    /// let b = Pool::new(&dev, &PoolOptions::new(c"b", 8))?;
+    /// assert!(a.same_pool(&a.clone()) && !a.same_pool(&b));
+    /// # Ok::<(), dmaguard::error::Error>(())
+    /// ```
+    pub fn same_pool(&self, other: &Pool) -> bool {
+        self.as_ptr() == other.as_ptr()
     }
 
     /// Size of each block, as asked at creation.
     ///
     /// ```
     /// use dmaguard::pool::{Pool, PoolOptions};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(dmaguard::user::device(), &PoolOptions::new(c"b", 3)) }?;
+    /// let pool = Pool::new(&dmaguard::user::device(), &PoolOptions::new(c"b", 3))?;
     /// assert_eq!(pool.block_size(), 3);
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
     pub fn block_size(&self) -> usize {
-        self.block_size
+        self.inner.block_size
     }
 
-    /// Allocate one block (`dmaguard_pool_alloc()`); it is freed when
-    /// dropped. `gfp` as for the C call: an atomic value from any context,
-    /// a sleeping one (`GFP_KERNEL`) in process context only.
+    /// Allocate one block (`dmaguard_pool_alloc()`); it is freed into this
+    /// pool when dropped, and keeps the pool alive until then. `gfp` as for
+    /// the C call: an atomic value from any context, a sleeping one
+    /// (`GFP_KERNEL`) in process context only.
     ///
     /// # Errors
     ///
@@ -276,31 +356,23 @@ impl Pool {
     /// ```
     /// use dmaguard::pool::{Pool, PoolOptions};
     /// use dmaguard::user::{device, GFP_ATOMIC};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"a", 16)) }?;
+    /// let pool = Pool::new(&device(), &PoolOptions::new(c"a", 16))?;
     /// let a = pool.alloc(GFP_ATOMIC)?;
     /// let b = pool.alloc(GFP_ATOMIC)?;
     /// assert_ne!(a.dma_handle(), b.dma_handle());
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
     #[doc(alias = "dmaguard_pool_alloc")]
-    pub fn alloc(&self, gfp: Gfp) -> Result<Block<'_>> {
+    pub fn alloc(&self, gfp: Gfp) -> Result<Block> {
         let mut dma: DmaAddr = 0;
-        // SAFETY: `self.ptr` is a live pool (destroyed only in drop);
-        // `dma` is a valid place for the handle.
-        let vaddr = unsafe { sys::dmaguard_pool_alloc(self.ptr.as_ptr(), gfp.raw(), &mut dma) };
-        let vaddr = NonNull::new(vaddr.cast::<u8>()).ok_or(Error::NoMem)?;
-        Ok(Block {
-            pool: self,
-            vaddr,
-            dma,
-        })
+        // SAFETY: `self` keeps the pool alive; `dma` is a valid place for
+        // the handle.
+        let vaddr = unsafe { sys::dmaguard_pool_alloc(self.as_ptr(), gfp.raw(), &mut dma) };
+        self.block(vaddr, dma)
     }
 
-    /// Allocate one zeroed block: the Rust equivalent of the `static
-    /// inline` `dmaguard_pool_zalloc()`, which bindgen cannot bind. It
-    /// zeroes the block itself rather than adding `__GFP_ZERO`, whose value
-    /// depends on the kernel's configuration.
+    /// Allocate one zeroed block (`dmaguard_pool_zalloc()`): the C side
+    /// zeroes it, before the block is handed out.
     ///
     /// # Errors
     ///
@@ -309,20 +381,27 @@ impl Pool {
     /// ```
     /// use dmaguard::pool::{Pool, PoolOptions};
     /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"z", 8)) }?;
+    /// let pool = Pool::new(&device(), &PoolOptions::new(c"z", 8))?;
     /// let b = pool.alloc_zeroed(GFP_KERNEL)?;
-    /// assert_eq!(b.read_u64(0)?, 0);
+    /// assert_eq!(b.read_as::<u64>(0)?, 0);
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
     #[doc(alias = "dmaguard_pool_zalloc")]
-    pub fn alloc_zeroed(&self, gfp: Gfp) -> Result<Block<'_>> {
-        let block = self.alloc(gfp)?;
-        // SAFETY: the block was just allocated: `len()` bytes from `vaddr`
-        // are ours, and neither the device nor any other thread has its
-        // address yet.
-        unsafe { ptr::write_bytes(block.vaddr.as_ptr(), 0, block.len()) };
-        Ok(block)
+    pub fn alloc_zeroed(&self, gfp: Gfp) -> Result<Block> {
+        let mut dma: DmaAddr = 0;
+        // SAFETY: as in `alloc`.
+        let vaddr = unsafe { sys::dmaguard_pool_zalloc(self.as_ptr(), gfp.raw(), &mut dma) };
+        self.block(vaddr, dma)
+    }
+
+    /// The owner of what an alloc call returned.
+    fn block(&self, vaddr: *mut core::ffi::c_void, dma: DmaAddr) -> Result<Block> {
+        let vaddr = NonNull::new(vaddr.cast::<u8>()).ok_or(Error::NoMem)?;
+        Ok(Block {
+            pool: self.clone(),
+            vaddr,
+            dma,
+        })
     }
 
     /// A snapshot of the pool's counters (`dmaguard_pool_get_stats()`).
@@ -335,21 +414,14 @@ impl Pool {
     /// ```
     /// use dmaguard::pool::{Pool, PoolOptions};
     /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"s", 8)) }?;
+    /// let pool = Pool::new(&device(), &PoolOptions::new(c"s", 8))?;
     /// let _b = pool.alloc(GFP_KERNEL)?;
     /// assert_eq!(pool.stats()?.blocks_in_use, 1);
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
     #[doc(alias = "dmaguard_pool_get_stats")]
     pub fn stats(&self) -> Result<PoolStats> {
-        // SAFETY: the stats struct is plain integers: all-zero is valid.
-        let mut st: PoolStats = unsafe { core::mem::zeroed() };
-        st.sz = core::mem::size_of::<PoolStats>() as u32;
-        // SAFETY: `self.ptr` is a live pool; `st` is a zeroed struct with
-        // `sz` set, as the call requires.
-        Error::from_ret(unsafe { sys::dmaguard_pool_get_stats(self.ptr.as_ptr(), &mut st) })?;
-        Ok(st)
+        stats_of(self.inner.ptr)
     }
 
     /// Hand a raw (CPU address, DMA address) pair back to the pool
@@ -357,8 +429,9 @@ impl Pool {
     ///
     /// The C side checks every free by address arithmetic, without
     /// touching the memory: a pair that is not a live block of this pool
-    /// (foreign, interior, wrong DMA address, already free) is reported,
-    /// counted in the stats (`bad_free_*`) and not applied.
+    /// (foreign, interior, wrong DMA address, already free, a block of
+    /// another pool) is reported, counted in the stats (`bad_free_*`) and
+    /// not applied.
     ///
     /// # Safety
     ///
@@ -371,8 +444,7 @@ impl Pool {
     /// ```
     /// use dmaguard::pool::{Pool, PoolOptions};
     /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"f", 8)) }?;
+    /// let pool = Pool::new(&device(), &PoolOptions::new(c"f", 8))?;
     /// let (vaddr, dma) = pool.alloc(GFP_KERNEL)?.into_raw();
     /// // SAFETY: the pair is no longer held by a Block, and no device has it.
     /// unsafe { pool.free_raw(vaddr.as_ptr(), dma) };
@@ -381,48 +453,47 @@ impl Pool {
     /// ```
     #[doc(alias = "dmaguard_pool_free")]
     pub unsafe fn free_raw(&self, vaddr: *mut u8, dma: DmaAddr) {
-        // SAFETY: `self.ptr` is a live pool; the pair is checked by the C
-        // side and, by the caller's promise, owned by no one else.
-        unsafe { sys::dmaguard_pool_free(self.ptr.as_ptr(), vaddr.cast(), dma) }
+        // SAFETY: `self` keeps the pool alive; the pair is checked by the
+        // C side and, by the caller's promise, owned by no one else.
+        unsafe { sys::dmaguard_pool_free(self.as_ptr(), vaddr.cast(), dma) }
     }
 }
 
-impl Drop for Pool {
-    /// Destroy the pool (`dmaguard_pool_destroy()`). No [`Block`] can be
-    /// alive (they borrow the pool); blocks given out by
-    /// [`Block::into_raw`] and never freed are reported by the C side and
-    /// their chunks leaked, as it does for C drivers.
-    ///
-    /// Context: process context; may sleep.
-    fn drop(&mut self) {
-        // SAFETY: `self.ptr` is a live pool, and no other call on it can
-        // run or follow: `&mut self`, and no `Block` borrows it.
-        unsafe { sys::dmaguard_pool_destroy(self.ptr.as_ptr()) }
-    }
+/// `dmaguard_pool_get_stats()` of a live pool.
+fn stats_of(ptr: NonNull<sys::dmaguard_pool>) -> Result<PoolStats> {
+    // SAFETY: the stats struct is plain integers: all-zero is valid.
+    let mut st: PoolStats = unsafe { core::mem::zeroed() };
+    st.sz = size_of::<PoolStats>() as u32;
+    // SAFETY: `ptr` is a live pool (its caller owns it); `st` is a zeroed
+    // struct with `sz` set, as the call requires.
+    Error::from_ret(unsafe { sys::dmaguard_pool_get_stats(ptr.as_ptr(), &mut st) })?;
+    Ok(st)
 }
 
-/// One block of a [`Pool`]: device-visible memory, freed when dropped.
+/// One block of a [`Pool`]: device-visible memory, freed into its pool
+/// when dropped, keeping the pool alive until then.
 ///
-/// It borrows its pool, so it cannot outlive it. Its memory is shared with
-/// the device, so this type never makes a Rust reference to it: reads and
-/// writes are volatile accesses through raw pointers, and writes need
-/// `&mut self`.
+/// Its memory is shared with the device, so this type never makes a Rust
+/// reference to it: reads and writes are volatile accesses of [`Plain`]
+/// values through raw pointers, bounds and alignment checked, and writes
+/// need `&mut self`.
 ///
 /// ```
 /// use dmaguard::pool::{Pool, PoolOptions};
 /// use dmaguard::user::{device, GFP_KERNEL};
-/// // SAFETY: the userspace build's device lives forever.
-/// let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"desc", 16)) }?;
+/// let pool = Pool::new(&device(), &PoolOptions::new(c"desc", 16))?;
 /// let mut desc = pool.alloc_zeroed(GFP_KERNEL)?;
-/// desc.write_u64(0, 0x1000)?;
+/// desc.write_as::<u64>(0, 0x1000)?;
 /// desc.write(8, b"abcd")?;
 /// let mut buf = [0u8; 4];
 /// desc.read(8, &mut buf)?;
 /// assert_eq!(&buf, b"abcd");
+/// drop(pool); // the block keeps the C pool alive
+/// assert_eq!(desc.pool().stats()?.blocks_in_use, 1);
 /// # Ok::<(), dmaguard::error::Error>(())
 /// ```
-pub struct Block<'a> {
-    pool: &'a Pool,
+pub struct Block {
+    pool: Pool,
     vaddr: NonNull<u8>,
     dma: DmaAddr,
 }
@@ -430,18 +501,17 @@ pub struct Block<'a> {
 // SAFETY: a block is freed through its pool, which allows frees from any
 // thread (`Pool: Sync`); its memory is accessed only through volatile
 // raw-pointer accesses, writes through `&mut self`.
-unsafe impl Send for Block<'_> {}
+unsafe impl Send for Block {}
 // SAFETY: `&Block` only allows volatile reads and reading the addresses.
-unsafe impl Sync for Block<'_> {}
+unsafe impl Sync for Block {}
 
-impl Block<'_> {
+impl Block {
     /// The DMA address to give the device.
     ///
     /// ```
     /// use dmaguard::pool::{Pool, PoolOptions};
     /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions { align: 64, ..PoolOptions::new(c"d", 64) }) }?;
+    /// let pool = Pool::new(&device(), &PoolOptions { align: 64, ..PoolOptions::new(c"d", 64) })?;
     /// assert_eq!(pool.alloc(GFP_KERNEL)?.dma_handle() % 64, 0);
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
@@ -449,18 +519,30 @@ impl Block<'_> {
         self.dma
     }
 
+    /// The pool the block is freed into.
+    ///
+    /// ```
+    /// use dmaguard::pool::{Pool, PoolOptions};
+    /// use dmaguard::user::{device, GFP_KERNEL};
+    /// let pool = Pool::new(&device(), &PoolOptions::new(c"o", 8))?;
+    /// assert!(pool.alloc(GFP_KERNEL)?.pool().same_pool(&pool));
+    /// # Ok::<(), dmaguard::error::Error>(())
+    /// ```
+    pub fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
     /// Bytes in the block: the pool's block size.
     ///
     /// ```
     /// use dmaguard::pool::{Pool, PoolOptions};
     /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"l", 5)) }?;
+    /// let pool = Pool::new(&device(), &PoolOptions::new(c"l", 5))?;
     /// assert_eq!(pool.alloc(GFP_KERNEL)?.len(), 5);
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
     pub fn len(&self) -> usize {
-        self.pool.block_size
+        self.pool.block_size()
     }
 
     /// Always false: a block has at least one byte.
@@ -468,8 +550,7 @@ impl Block<'_> {
     /// ```
     /// use dmaguard::pool::{Pool, PoolOptions};
     /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"e", 1)) }?;
+    /// let pool = Pool::new(&device(), &PoolOptions::new(c"e", 1))?;
     /// assert!(!pool.alloc(GFP_KERNEL)?.is_empty());
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
@@ -484,8 +565,7 @@ impl Block<'_> {
     /// ```
     /// use dmaguard::pool::{Pool, PoolOptions};
     /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions { align: 8, ..PoolOptions::new(c"p", 8) }) }?;
+    /// let pool = Pool::new(&device(), &PoolOptions { align: 8, ..PoolOptions::new(c"p", 8) })?;
     /// assert_eq!(pool.alloc(GFP_KERNEL)?.as_ptr() as usize % 8, 0);
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
@@ -500,8 +580,7 @@ impl Block<'_> {
     /// ```
     /// use dmaguard::pool::{Pool, PoolOptions};
     /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"r", 8)) }?;
+    /// let pool = Pool::new(&device(), &PoolOptions::new(c"r", 8))?;
     /// let (vaddr, dma) = pool.alloc(GFP_KERNEL)?.into_raw();
     /// assert_eq!(pool.stats()?.blocks_in_use, 1);
     /// // SAFETY: the pair is held by no Block and no device.
@@ -510,7 +589,10 @@ impl Block<'_> {
     /// ```
     pub fn into_raw(self) -> (NonNull<u8>, DmaAddr) {
         let pair = (self.vaddr, self.dma);
-        core::mem::forget(self);
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped: its pool handle is moved out
+        // once and dropped here, the pair goes to the caller.
+        drop(unsafe { ptr::read(&this.pool) });
         pair
     }
 
@@ -521,7 +603,7 @@ impl Block<'_> {
             Some(end) if end <= self.len() => {}
             _ => return Err(Error::Inval),
         }
-        // `offset < len()`, so the pointer stays inside the block.
+        // `offset <= len()`, so the pointer stays inside the block.
         let p = self.vaddr.as_ptr().wrapping_add(offset);
         // `align` is a power of two (an alignment).
         if (p as usize) & (align - 1) != 0 {
@@ -530,29 +612,97 @@ impl Block<'_> {
         Ok(p)
     }
 
-    /// One volatile load of an integer `T` at `offset` (private: `T` is
-    /// only ever `u32` or `u64`, for which every bit pattern is valid).
-    fn load<T: Copy>(&self, offset: usize) -> Result<T> {
-        let p = self.at(
-            offset,
-            core::mem::size_of::<T>(),
-            core::mem::align_of::<T>(),
-        )?;
+    /// One volatile load of a plain `T` at `offset` (native byte order).
+    ///
+    /// # Errors
+    ///
+    /// `Error::Inval` when it does not fit the block or is misaligned.
+    ///
+    /// ```
+    /// use dmaguard::pool::{Pool, PoolOptions};
+    /// use dmaguard::user::{device, GFP_KERNEL};
+    /// let pool = Pool::new(&device(), &PoolOptions { align: 8, ..PoolOptions::new(c"r", 16) })?;
+    /// let mut b = pool.alloc(GFP_KERNEL)?;
+    /// b.write_as::<[u32; 2]>(8, [7, 9])?;
+    /// assert_eq!(b.read_as::<u32>(12)?, 9);
+    /// assert!(b.read_as::<u64>(12).is_err());
+    /// # Ok::<(), dmaguard::error::Error>(())
+    /// ```
+    pub fn read_as<T: Plain>(&self, offset: usize) -> Result<T> {
+        let p = self.at(offset, size_of::<T>(), align_of::<T>())?;
         // SAFETY: inside the live block and aligned (`at()`); any bits are
-        // a valid integer.
+        // a valid `T` (`Plain`).
         Ok(unsafe { ptr::read_volatile(p.cast::<T>()) })
     }
 
-    /// One volatile store of an integer `T` at `offset`.
-    fn store<T: Copy>(&mut self, offset: usize, val: T) -> Result {
-        let p = self.at(
-            offset,
-            core::mem::size_of::<T>(),
-            core::mem::align_of::<T>(),
-        )?;
-        // SAFETY: inside the live block and aligned (`at()`); `&mut self`
-        // keeps other writers of this layer out.
+    /// One volatile store of a plain `T` at `offset`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Inval` when it does not fit the block or is misaligned.
+    ///
+    /// ```
+    /// use dmaguard::pool::{Pool, PoolOptions};
+    /// use dmaguard::user::{device, GFP_KERNEL};
+    /// let pool = Pool::new(&device(), &PoolOptions { align: 4, ..PoolOptions::new(c"w", 4) })?;
+    /// let mut b = pool.alloc(GFP_KERNEL)?;
+    /// b.write_as::<u32>(0, 0xdead_beef)?;
+    /// assert!(b.write_as::<u32>(1, 0).is_err());
+    /// # Ok::<(), dmaguard::error::Error>(())
+    /// ```
+    pub fn write_as<T: Plain>(&mut self, offset: usize, val: T) -> Result {
+        let p = self.at(offset, size_of::<T>(), align_of::<T>())?;
+        // SAFETY: inside the live block and aligned (`at()`); `T` has no
+        // padding to leak (`Plain`); `&mut self` keeps other writers of
+        // this layer out.
         unsafe { ptr::write_volatile(p.cast::<T>(), val) };
+        Ok(())
+    }
+
+    /// The field pointer `proj` makes of the block's `T` at offset 0,
+    /// checked to lie wholly inside that `T` and be aligned for `F`.
+    fn field<T: Plain, F: Plain>(&self, proj: impl FnOnce(*mut T) -> *mut F) -> Result<*mut F> {
+        let base = self.at(0, size_of::<T>(), align_of::<T>())?.cast::<T>();
+        let f = proj(base);
+        let off = (f as usize).wrapping_sub(base as usize);
+        match off.checked_add(size_of::<F>()) {
+            Some(end) if end <= size_of::<T>() && (f as usize) & (align_of::<F>() - 1) == 0 => {
+                Ok(f)
+            }
+            _ => Err(Error::Inval),
+        }
+    }
+
+    /// One volatile load of a field of the block's `T` (at offset 0); what
+    /// [`dma_read!`](crate::dma_read) expands to. `proj` maps a pointer to
+    /// the `T` to one to its field; any pointer it returns is checked.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Inval` when the block is too small for a `T`, misaligned
+    /// for it, or `proj` points outside it.
+    pub fn read_field<T: Plain, F: Plain>(&self, proj: impl FnOnce(*mut T) -> *mut F) -> Result<F> {
+        let f = self.field(proj)?;
+        // SAFETY: inside the live block and aligned (`field()`); any bits
+        // are a valid `F` (`Plain`).
+        Ok(unsafe { ptr::read_volatile(f) })
+    }
+
+    /// One volatile store to a field of the block's `T` (at offset 0); what
+    /// [`dma_write!`](crate::dma_write) expands to.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Block::read_field`].
+    pub fn write_field<T: Plain, F: Plain>(
+        &mut self,
+        proj: impl FnOnce(*mut T) -> *mut F,
+        val: F,
+    ) -> Result {
+        let f = self.field(proj)?;
+        // SAFETY: inside the live block and aligned (`field()`); `&mut
+        // self` keeps other writers of this layer out.
+        unsafe { ptr::write_volatile(f, val) };
         Ok(())
     }
 
@@ -566,8 +716,7 @@ impl Block<'_> {
     /// ```
     /// use dmaguard::pool::{Pool, PoolOptions};
     /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"rd", 4)) }?;
+    /// let pool = Pool::new(&device(), &PoolOptions::new(c"rd", 4))?;
     /// let b = pool.alloc_zeroed(GFP_KERNEL)?;
     /// let mut buf = [1u8; 4];
     /// b.read(0, &mut buf)?;
@@ -595,8 +744,7 @@ impl Block<'_> {
     /// ```
     /// use dmaguard::pool::{Pool, PoolOptions};
     /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions::new(c"wr", 4)) }?;
+    /// let pool = Pool::new(&device(), &PoolOptions::new(c"wr", 4))?;
     /// let mut b = pool.alloc(GFP_KERNEL)?;
     /// b.write(0, &[1, 2, 3, 4])?;
     /// assert!(b.write(2, &[0; 3]).is_err());
@@ -611,99 +759,18 @@ impl Block<'_> {
         }
         Ok(())
     }
-
-    /// One volatile, naturally aligned 32-bit load at `offset` (native
-    /// byte order).
-    ///
-    /// # Errors
-    ///
-    /// `Error::Inval` when it does not fit the block or is misaligned.
-    ///
-    /// ```
-    /// use dmaguard::pool::{Pool, PoolOptions};
-    /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions { align: 8, ..PoolOptions::new(c"r32", 8) }) }?;
-    /// let mut b = pool.alloc(GFP_KERNEL)?;
-    /// b.write_u32(4, 7)?;
-    /// assert_eq!(b.read_u32(4)?, 7);
-    /// # Ok::<(), dmaguard::error::Error>(())
-    /// ```
-    pub fn read_u32(&self, offset: usize) -> Result<u32> {
-        self.load(offset)
-    }
-
-    /// One volatile, naturally aligned 32-bit store at `offset`.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Inval` when it does not fit the block or is misaligned.
-    ///
-    /// ```
-    /// use dmaguard::pool::{Pool, PoolOptions};
-    /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions { align: 4, ..PoolOptions::new(c"w32", 4) }) }?;
-    /// let mut b = pool.alloc(GFP_KERNEL)?;
-    /// b.write_u32(0, 0xdead_beef)?;
-    /// assert!(b.write_u32(1, 0).is_err());
-    /// # Ok::<(), dmaguard::error::Error>(())
-    /// ```
-    pub fn write_u32(&mut self, offset: usize, val: u32) -> Result {
-        self.store(offset, val)
-    }
-
-    /// One volatile, naturally aligned 64-bit load at `offset`.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Inval` when it does not fit the block or is misaligned.
-    ///
-    /// ```
-    /// use dmaguard::pool::{Pool, PoolOptions};
-    /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions { align: 8, ..PoolOptions::new(c"r64", 16) }) }?;
-    /// let mut b = pool.alloc(GFP_KERNEL)?;
-    /// b.write_u64(8, u64::MAX)?;
-    /// assert_eq!(b.read_u64(8)?, u64::MAX);
-    /// # Ok::<(), dmaguard::error::Error>(())
-    /// ```
-    pub fn read_u64(&self, offset: usize) -> Result<u64> {
-        self.load(offset)
-    }
-
-    /// One volatile, naturally aligned 64-bit store at `offset`.
-    ///
-    /// # Errors
-    ///
-    /// `Error::Inval` when it does not fit the block or is misaligned.
-    ///
-    /// ```
-    /// use dmaguard::pool::{Pool, PoolOptions};
-    /// use dmaguard::user::{device, GFP_KERNEL};
-    /// // SAFETY: the userspace build's device lives forever.
-    /// let pool = unsafe { Pool::new(device(), &PoolOptions { align: 8, ..PoolOptions::new(c"w64", 8) }) }?;
-    /// let mut b = pool.alloc(GFP_KERNEL)?;
-    /// b.write_u64(0, 1)?;
-    /// assert!(b.write_u64(8, 1).is_err());
-    /// # Ok::<(), dmaguard::error::Error>(())
-    /// ```
-    pub fn write_u64(&mut self, offset: usize, val: u64) -> Result {
-        self.store(offset, val)
-    }
 }
 
-impl Drop for Block<'_> {
-    /// Free the block (`dmaguard_pool_free()`).
+impl Drop for Block {
+    /// Free the block into its pool (`dmaguard_pool_free()`), then drop
+    /// the block's hold on the pool (the last one destroys it).
     ///
     /// Context: any, but hard interrupt context on PREEMPT_RT (the pool's
-    /// lock sleeps there), as for `dmaguard_pool_free()`.
+    /// lock sleeps there), as for `dmaguard_pool_free()`; process context
+    /// when this is the pool's last owner.
     fn drop(&mut self) {
-        // SAFETY: the pair is a live block of `self.pool` (alive: it is
-        // borrowed), owned by `self` alone and freed once, here.
-        unsafe {
-            sys::dmaguard_pool_free(self.pool.ptr.as_ptr(), self.vaddr.as_ptr().cast(), self.dma)
-        }
+        // SAFETY: the pair is a live block of `self.pool` (alive: held),
+        // owned by `self` alone and freed once, here.
+        unsafe { sys::dmaguard_pool_free(self.pool.as_ptr(), self.vaddr.as_ptr().cast(), self.dma) }
     }
 }

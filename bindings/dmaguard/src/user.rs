@@ -7,6 +7,7 @@
 use core::ffi::{c_int, c_ulong, c_void};
 use core::ptr::{NonNull, addr_of_mut};
 
+use super::device::Device;
 use super::error::{Error, Result};
 use super::gfp::Gfp;
 use super::sys;
@@ -15,6 +16,7 @@ use super::sys;
 // dg_user_mm.h).
 unsafe extern "C" {
     static mut dg_user_dev: sys::device;
+    fn dg_user_device_refs(dev: *const sys::device) -> core::ffi::c_long;
     fn dg_user_set_current_mm(mm: *mut c_void);
     fn dg_user_mm_create(nr_pages: c_ulong) -> *mut c_void;
     fn dg_user_mm_addr(page: c_ulong) -> c_ulong;
@@ -44,14 +46,30 @@ pub const GFP_ATOMIC: Gfp = Gfp(0x02);
 /// ```
 pub const GFP_NOWAIT: Gfp = Gfp(0x04);
 
-/// The simulated kernel's one device, for pools and device-bound caches.
+/// A reference on the simulated kernel's one device, for pools and
+/// device-bound caches.
 ///
 /// ```
-/// assert!(!dmaguard::user::device().is_null());
+/// assert!(!dmaguard::user::device().as_ptr().is_null());
 /// ```
-pub fn device() -> *mut sys::device {
+pub fn device() -> Device {
     // Only the address of the C static is taken: nothing is read.
-    addr_of_mut!(dg_user_dev)
+    let dev = addr_of_mut!(dg_user_dev);
+    // SAFETY: the simulated device is a static: it lives forever.
+    unsafe { Device::from_raw(dev) }.expect("a static is not NULL")
+}
+
+/// References held on the simulated device (`get_device()` less
+/// `put_device()`), for tests of who holds it.
+///
+/// ```
+/// let dev = dmaguard::user::device();
+/// assert!(dmaguard::user::device_refs() >= 1);
+/// # drop(dev);
+/// ```
+pub fn device_refs() -> i64 {
+    // SAFETY: reads the counter of a static device.
+    unsafe { dg_user_device_refs(addr_of_mut!(dg_user_dev)) as i64 }
 }
 
 /// Protection of simulated pages (`enum dg_user_prot`).

@@ -236,8 +236,7 @@ fn other_address_space_is_refused() {
 #[test]
 fn device_bound_cache_maps() {
     let mm = mm_rw(4);
-    // SAFETY: the simulated device lives forever.
-    let c = unsafe { PinCache::with_device(device(), &PinOptions::default()) }.unwrap();
+    let c = PinCache::with_device(&device(), &PinOptions::default()).unwrap();
     let whole = c.get(mm.addr(0), 4 * PAGE, true).unwrap();
     assert!(whole.sgt().is_some());
     assert_eq!(whole.sgt_offset(), 0);

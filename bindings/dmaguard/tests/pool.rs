@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Every pool call of the public ABI through the safe layer, against the
 //! userspace build of the same C files (libdmaguard.a): creation variants
-//! and their refusals, alloc/alloc_zeroed/free by drop, the stats, and the
-//! misuse types cannot prevent (raw pairs that are not live blocks: the C
-//! error and its counter, no UB).
+//! and their refusals, alloc/alloc_zeroed/free by drop, the stats, the
+//! counted handle (blocks keep their pool and its device alive), typed
+//! access, and the misuse types cannot prevent (raw pairs that are not
+//! live blocks: the C error and its counter, no UB).
 
+use dmaguard::dma::{Plain, dma_rmb, dma_wmb};
 use dmaguard::error::Error;
 use dmaguard::pool::{Block, Pool, PoolOptions};
 use dmaguard::sys;
@@ -16,8 +18,7 @@ fn pool(size: usize, align: usize, boundary: usize) -> Pool {
         boundary,
         ..PoolOptions::new(c"test", size)
     };
-    // SAFETY: the simulated device lives forever.
-    unsafe { Pool::new(device(), &opts) }.expect("pool")
+    Pool::new(&device(), &opts).expect("pool")
 }
 
 #[test]
@@ -33,10 +34,9 @@ fn version_matches_headers() {
 #[test]
 fn create_variants() {
     let dev = device();
-    // SAFETY (all three): the simulated device lives forever.
-    let a = unsafe { Pool::create(dev, c"legacy", 24, 8, 0) }.unwrap();
-    let b = unsafe { Pool::create_node(dev, c"node", 24, 8, 0, -1) }.unwrap();
-    let c = unsafe { Pool::create_node(dev, c"node0", 24, 8, 0, 0) }.unwrap();
+    let a = Pool::create(&dev, c"legacy", 24, 8, 0).unwrap();
+    let b = Pool::create_node(&dev, c"node", 24, 8, 0, -1).unwrap();
+    let c = Pool::create_node(&dev, c"node0", 24, 8, 0, 0).unwrap();
     let d = pool(24, 8, 0);
     for p in [&a, &b, &c, &d] {
         let st = p.stats().unwrap();
@@ -48,8 +48,7 @@ fn create_variants() {
         node: Some(0),
         ..PoolOptions::new(c"opts-node", 8)
     };
-    // SAFETY: as above.
-    assert!(unsafe { Pool::new(dev, &opts) }.is_ok());
+    assert!(Pool::new(&dev, &opts).is_ok());
 }
 
 #[test]
@@ -68,46 +67,40 @@ fn invalid_geometry_is_inval() {
             boundary,
             ..PoolOptions::new(c"bad", size)
         };
-        // SAFETY (all): the simulated device lives forever.
         assert_eq!(
-            unsafe { Pool::new(dev, &opts) }.err(),
+            Pool::new(&dev, &opts).err(),
             Some(Error::Inval),
             "{size} {align} {boundary}"
         );
         assert_eq!(
-            unsafe { Pool::create(dev, c"bad", size, align, boundary) }.err(),
+            Pool::create(&dev, c"bad", size, align, boundary).err(),
             Some(Error::Inval)
         );
         assert_eq!(
-            unsafe { Pool::create_node(dev, c"bad", size, align, boundary, -1) }.err(),
+            Pool::create_node(&dev, c"bad", size, align, boundary, -1).err(),
             Some(Error::Inval)
         );
     }
-    // SAFETY (all): NULL devices and impossible nodes are refused by C.
-    let null = core::ptr::null_mut();
+    // Impossible nodes are refused by C; a zero-sized type has no pool.
     assert_eq!(
-        unsafe { Pool::new(null, &PoolOptions::new(c"nodev", 8)) }.err(),
-        Some(Error::Inval)
-    );
-    assert_eq!(
-        unsafe { Pool::create(null, c"nodev", 8, 0, 0) }.err(),
-        Some(Error::Inval)
-    );
-    assert_eq!(
-        unsafe { Pool::create_node(dev, c"n", 8, 0, 0, 5) }.err(),
+        Pool::create_node(&dev, c"n", 8, 0, 0, 5).err(),
         Some(Error::Inval)
     );
     let opts = PoolOptions {
         node: Some(7),
         ..PoolOptions::new(c"n", 8)
     };
-    assert_eq!(unsafe { Pool::new(dev, &opts) }.err(), Some(Error::Inval));
+    assert_eq!(Pool::new(&dev, &opts).err(), Some(Error::Inval));
+    assert_eq!(
+        Pool::for_type::<[u64; 0]>(&dev, c"zst").err(),
+        Some(Error::Inval)
+    );
 }
 
 #[test]
 fn alloc_free_and_stats() {
     let p = pool(48, 16, 4096);
-    let mut blocks: Vec<Block<'_>> = Vec::new();
+    let mut blocks: Vec<Block> = Vec::new();
     for gfp in [GFP_KERNEL, GFP_ATOMIC, GFP_NOWAIT] {
         blocks.push(p.alloc(gfp).unwrap());
     }
@@ -165,12 +158,13 @@ fn block_access() {
     b.read(0, &mut buf).unwrap();
     assert_eq!(buf, [0; 16]);
     b.write(3, b"dmaguard").unwrap();
-    b.write_u32(12, 0x1234_5678).unwrap();
+    b.write_as::<u32>(12, 0x1234_5678).unwrap();
     b.read(3, &mut buf[..8]).unwrap();
     assert_eq!(&buf[..8], b"dmaguard");
-    assert_eq!(b.read_u32(12).unwrap(), 0x1234_5678);
-    b.write_u64(0, 0x0102_0304_0506_0708).unwrap();
-    assert_eq!(b.read_u64(0).unwrap(), 0x0102_0304_0506_0708);
+    assert_eq!(b.read_as::<u32>(12).unwrap(), 0x1234_5678);
+    b.write_as::<u64>(0, 0x0102_0304_0506_0708).unwrap();
+    assert_eq!(b.read_as::<u64>(0).unwrap(), 0x0102_0304_0506_0708);
+    assert_eq!(b.read_as::<[u8; 2]>(14).unwrap(), [0x34, 0x12]);
     // The CPU address sees the same bytes (volatile, as a device would).
     // SAFETY: inside the live block.
     assert_eq!(
@@ -181,12 +175,144 @@ fn block_access() {
     assert_eq!(b.read(10, &mut buf[..7]), Err(Error::Inval));
     assert_eq!(b.write(16, &[1]), Err(Error::Inval));
     assert_eq!(b.write(usize::MAX, &[1, 2]), Err(Error::Inval));
-    assert_eq!(b.read_u64(9), Err(Error::Inval));
-    assert_eq!(b.read_u64(16), Err(Error::Inval));
-    assert_eq!(b.write_u32(2, 0), Err(Error::Inval));
-    assert_eq!(b.write_u32(16, 0), Err(Error::Inval));
+    assert_eq!(b.read_as::<u64>(9), Err(Error::Inval));
+    assert_eq!(b.read_as::<u64>(16), Err(Error::Inval));
+    assert_eq!(b.read_as::<[u64; 3]>(0), Err(Error::Inval));
+    assert_eq!(b.write_as::<u32>(2, 0), Err(Error::Inval));
+    assert_eq!(b.write_as::<u32>(16, 0), Err(Error::Inval));
     // Zero-length accesses at the end are fine.
     assert_eq!(b.read(16, &mut []), Ok(()));
+}
+
+dmaguard::dma_descriptor! {
+    /// A ring entry of an imaginary engine: 24 bytes, no padding.
+    struct Desc {
+        next: u64,
+        buf: u64,
+        len: u32,
+        own: u32,
+    }
+}
+
+#[test]
+fn typed_fields() {
+    let p = Pool::for_type::<Desc>(&device(), c"desc").unwrap();
+    assert_eq!(p.block_size(), 24);
+    let mut d = p.alloc_zeroed(GFP_KERNEL).unwrap();
+    assert_eq!(
+        d.read_as::<Desc>(0).unwrap(),
+        Desc {
+            next: 0,
+            buf: 0,
+            len: 0,
+            own: 0
+        }
+    );
+    dmaguard::dma_write!(d, Desc, next, 0x1000).unwrap();
+    dmaguard::dma_write!(d, Desc, len, 512).unwrap();
+    dma_wmb();
+    dmaguard::dma_write!(d, Desc, own, 1).unwrap();
+    // Each field lands at its C offset.
+    assert_eq!(d.read_as::<u64>(0).unwrap(), 0x1000);
+    assert_eq!(d.read_as::<u32>(16).unwrap(), 512);
+    assert_eq!(d.read_as::<u32>(20).unwrap(), 1);
+    // The "device" completes: clears own, then the CPU reads the rest.
+    d.write_as::<u32>(20, 0).unwrap();
+    assert_eq!(dmaguard::dma_read!(d, Desc, own).unwrap(), 0);
+    dma_rmb();
+    assert_eq!(dmaguard::dma_read!(d, Desc, len).unwrap(), 512);
+    // A whole descriptor, written and read back as one value.
+    let full = Desc {
+        next: 1,
+        buf: 2,
+        len: 3,
+        own: 4,
+    };
+    d.write_as(0, full).unwrap();
+    assert_eq!(d.read_as::<Desc>(0).unwrap(), full);
+    // A block too small for the type: every field access is refused.
+    let small = pool(16, 8, 0);
+    let mut s = small.alloc(GFP_KERNEL).unwrap();
+    assert_eq!(dmaguard::dma_read!(s, Desc, next), Err(Error::Inval));
+    assert_eq!(dmaguard::dma_write!(s, Desc, own, 1), Err(Error::Inval));
+}
+
+#[test]
+fn field_projection_outside_is_refused() {
+    let p = Pool::for_type::<Desc>(&device(), c"proj").unwrap();
+    let mut d = p.alloc_zeroed(GFP_KERNEL).unwrap();
+    // Projections that leave the descriptor or misalign are errors, not
+    // accesses: safe code cannot reach past the block through them.
+    let past = |t: *mut Desc| t.cast::<u8>().wrapping_add(24).cast::<u32>();
+    assert_eq!(d.read_field(past), Err(Error::Inval));
+    let before = |t: *mut Desc| t.cast::<u8>().wrapping_sub(8).cast::<u64>();
+    assert_eq!(d.write_field(before, 1), Err(Error::Inval));
+    let straddle = |t: *mut Desc| t.cast::<u8>().wrapping_add(20).cast::<u64>();
+    assert_eq!(d.read_field(straddle), Err(Error::Inval));
+    let odd = |t: *mut Desc| t.cast::<u8>().wrapping_add(2).cast::<u32>();
+    assert_eq!(d.read_field(odd), Err(Error::Inval));
+    let last = |t: *mut Desc| t.cast::<u8>().wrapping_add(20).cast::<u32>();
+    assert_eq!(d.write_field(last, 7), Ok(()));
+    assert_eq!(dmaguard::dma_read!(d, Desc, own), Ok(7));
+}
+
+fn plain<T: Plain>() -> usize {
+    core::mem::size_of::<T>()
+}
+
+#[test]
+fn plain_types() {
+    assert_eq!(plain::<Desc>(), 24);
+    assert_eq!(plain::<[Desc; 2]>(), 48);
+    assert_eq!(plain::<[i16; 3]>(), 6);
+}
+
+/// What a driver keeps in its private data: the pool and the ring of
+/// blocks allocated from it, side by side (the borrowing API of v1 could
+/// not express this struct).
+struct Driver {
+    pool: Pool,
+    ring: Vec<Block>,
+}
+
+impl Driver {
+    fn probe(n: usize) -> Driver {
+        let pool = Pool::for_type::<Desc>(&device(), c"drv").unwrap();
+        let ring = (0..n)
+            .map(|_| pool.alloc_zeroed(GFP_KERNEL).unwrap())
+            .collect();
+        Driver { pool, ring }
+    }
+}
+
+#[test]
+fn blocks_keep_their_pool_alive() {
+    let drv = Driver::probe(8);
+    assert_eq!(drv.pool.stats().unwrap().blocks_in_use, 8);
+    // The driver struct is taken apart in the wrong order: the pool handle
+    // first. The blocks keep the C pool alive (tests/device_refs.rs counts
+    // the destroy and the device's references).
+    let Driver { pool, mut ring } = drv;
+    let raw = pool.as_ptr();
+    drop(pool);
+    let b = ring.pop().unwrap();
+    assert_eq!(b.pool().as_ptr(), raw);
+    assert_eq!(b.pool().stats().unwrap().blocks_in_use, 8);
+    drop(ring);
+    assert_eq!(b.pool().stats().unwrap().blocks_in_use, 1);
+}
+
+#[test]
+fn clones_share_one_pool() {
+    let p = pool(32, 0, 0);
+    let q = p.clone();
+    assert!(p.same_pool(&q));
+    let b = q.alloc(GFP_KERNEL).unwrap();
+    assert!(b.pool().same_pool(&p));
+    assert_eq!(p.stats().unwrap().blocks_in_use, 1);
+    drop(q);
+    drop(b);
+    assert_eq!(p.stats().unwrap().blocks_in_use, 0);
 }
 
 #[test]

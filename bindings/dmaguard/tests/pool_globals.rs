@@ -41,8 +41,7 @@ fn zeroing_and_destroy_with_live_blocks() {
     unsafe { core::ptr::addr_of_mut!(dg_user_init_on_alloc).write(false) };
     let (chunks0, meta0, reports0) = counters();
     {
-        // SAFETY: the simulated device lives forever.
-        let p = unsafe { Pool::new(device(), &PoolOptions::new(c"zero", 64)) }.unwrap();
+        let p = Pool::new(&device(), &PoolOptions::new(c"zero", 64)).unwrap();
         let mut b = p.alloc(GFP_KERNEL).unwrap();
         let addr = b.as_ptr();
         b.write(0, &[0xa5; 64]).unwrap();
@@ -72,8 +71,7 @@ fn zeroing_and_destroy_with_live_blocks() {
     assert_eq!(meta1, meta0, "the pool's bookkeeping is freed");
     assert_eq!(reports1, reports0 + 1, "the destroy is reported");
     {
-        // SAFETY: as above.
-        let p = unsafe { Pool::new(device(), &PoolOptions::new(c"clean", 64)) }.unwrap();
+        let p = Pool::new(&device(), &PoolOptions::new(c"clean", 64)).unwrap();
         drop(p.alloc(GFP_KERNEL).unwrap());
     }
     assert_eq!(
