@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The pinned-page cache (`<dmaguard/pin.h>`): a [`PinCache`] of the
-//! caller's address space, destroyed when dropped, and [`Pinned`] ranges
-//! that put themselves back when dropped and expose their pages (and DMA
-//! mapping) only while held.
+//! caller's address space, a counted handle whose C cache is destroyed
+//! when the last handle and range are gone, and [`Pinned`] ranges that
+//! hold their cache, put themselves back when dropped and expose their
+//! pages (and DMA mapping) only while held.
 //!
 //! Shared with the kernel module build: refers to the raw bindings and the
 //! other modules only through `super::` paths, and to nothing but `core::`.
@@ -12,6 +13,7 @@ use core::ptr::NonNull;
 
 use super::device::Device;
 use super::error::{Error, Result};
+use super::sync::{Arc, new_arc};
 use super::sys;
 
 /// A snapshot of a cache's counters (`struct dmaguard_pin_stats`).
@@ -86,7 +88,14 @@ impl PinOptions {
 /// # Ok::<(), dmaguard::error::Error>(())
 /// ```
 #[doc(alias = "dmaguard_pin_cache_destroy")]
+#[derive(Clone)]
 pub struct PinCache {
+    inner: Arc<PinInner>,
+}
+
+/// The C cache and its device: destroyed when the last [`PinCache`]
+/// handle or [`Pinned`] range drops it.
+struct PinInner {
     ptr: NonNull<sys::dmaguard_pin_cache>,
     // Put after the destroy (fields drop after `drop()`): the device
     // outlives every mapping the cache made for it.
@@ -96,11 +105,11 @@ pub struct PinCache {
 // SAFETY: the C cache is not tied to the creating task: any task may put
 // and destroy, a get checks the caller's mm itself; its state is under its
 // own lock.
-unsafe impl Send for PinCache {}
-// SAFETY: `&PinCache` allows get, put (through `Pinned`) and stats, which
-// the C side allows concurrently (its spinlock; misses pin under the mm's
-// lock and retry on racing invalidations).
-unsafe impl Sync for PinCache {}
+unsafe impl Send for PinInner {}
+// SAFETY: shared access allows get, put (through `Pinned`) and stats,
+// which the C side allows concurrently (its spinlock; misses pin under the
+// mm's lock and retry on racing invalidations).
+unsafe impl Sync for PinInner {}
 
 impl PinCache {
     /// A cache of the caller's address space whose entries are pinned
@@ -154,14 +163,17 @@ impl PinCache {
         // NULL (pages only) or a live device (a reference is held, and the
         // cache keeps one until it is dropped).
         let p = unsafe { sys::dmaguard_pin_cache_create(raw, &o) };
-        Ok(PinCache {
+        let inner = PinInner {
             ptr: Error::from_err_ptr(p)?,
             _dev: dev.cloned(),
+        };
+        Ok(PinCache {
+            inner: new_arc(inner)?,
         })
     }
 
     /// The C handle, for calls this layer does not wrap; it stays owned by
-    /// `self`.
+    /// the handles and ranges of this cache.
     ///
     /// ```
     /// use dmaguard::pin::{PinCache, PinOptions};
@@ -171,7 +183,7 @@ impl PinCache {
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
     pub fn as_ptr(&self) -> *mut sys::dmaguard_pin_cache {
-        self.ptr.as_ptr()
+        self.inner.ptr.as_ptr()
     }
 
     /// The pinned (and, for a cache with a device, mapped) pages of the
@@ -199,17 +211,17 @@ impl PinCache {
     /// # Ok::<(), dmaguard::error::Error>(())
     /// ```
     #[doc(alias = "dmaguard_pin_get")]
-    pub fn get(&self, uaddr: usize, len: usize, write: bool) -> Result<Pinned<'_>> {
+    pub fn get(&self, uaddr: usize, len: usize, write: bool) -> Result<Pinned> {
         // SAFETY: the handle struct is integers and nullable pointers:
         // all-zero is valid, and what the call expects besides `sz`.
         let mut pin: sys::dmaguard_pin = unsafe { core::mem::zeroed() };
         pin.sz = core::mem::size_of::<sys::dmaguard_pin>() as u32;
-        // SAFETY: `self.ptr` is a live cache (destroyed only in drop, which
-        // no `Pinned` can outlive); `pin` is zeroed with `sz` set. The C
-        // side checks the range and the caller's address space itself.
+        // SAFETY: `self` keeps the cache alive; `pin` is zeroed with `sz`
+        // set. The C side checks the range and the caller's address space
+        // itself.
         let ret = unsafe {
             sys::dmaguard_pin_get(
-                self.ptr.as_ptr(),
+                self.as_ptr(),
                 uaddr as core::ffi::c_ulong,
                 len,
                 write,
@@ -218,7 +230,7 @@ impl PinCache {
         };
         Error::from_ret(ret)?;
         Ok(Pinned {
-            cache: self,
+            cache: self.clone(),
             pin,
             len,
         })
@@ -249,21 +261,22 @@ impl PinCache {
         // SAFETY: the stats struct is plain integers: all-zero is valid.
         let mut st: PinStats = unsafe { core::mem::zeroed() };
         st.sz = core::mem::size_of::<PinStats>() as u32;
-        // SAFETY: `self.ptr` is a live cache; `st` is zeroed with `sz` set.
-        Error::from_ret(unsafe { sys::dmaguard_pin_cache_stats(self.ptr.as_ptr(), &mut st) })?;
+        // SAFETY: `self` keeps the cache alive; `st` is zeroed with `sz`
+        // set.
+        Error::from_ret(unsafe { sys::dmaguard_pin_cache_stats(self.as_ptr(), &mut st) })?;
         Ok(st)
     }
 }
 
-impl Drop for PinCache {
-    /// Release every entry, then the cache (`dmaguard_pin_cache_destroy()`).
-    /// No [`Pinned`] can be alive: they borrow the cache.
+impl Drop for PinInner {
+    /// Release every entry, then the cache (`dmaguard_pin_cache_destroy()`),
+    /// when the last handle and the last [`Pinned`] are gone.
     ///
     /// Context: process context; may sleep (it unpins and unmaps).
     fn drop(&mut self) {
-        // SAFETY: `self.ptr` is a live cache, no get can follow (`&mut
-        // self`), and no handle is held (every `Pinned` borrows `self`), so
-        // the cache is freed now.
+        // SAFETY: `self.ptr` is a live cache and this is its last owner:
+        // no get can follow and no handle is held (every `Pinned` holds a
+        // `PinCache`), so the cache is freed now.
         // The count of handles still held is 0 but after a
         // `mem::forget(Pinned)`: then the C side reports it and the last
         // put would free the cache, which no one can make any more (a
@@ -273,8 +286,10 @@ impl Drop for PinCache {
 }
 
 /// One get of a user range: its pages stay pinned (and mapped) until this
-/// is dropped (`dmaguard_pin_put()`). It borrows its cache, so it cannot
-/// outlive it, and what it exposes is valid only while it is held.
+/// is dropped (`dmaguard_pin_put()`). It holds its cache, so a driver may
+/// keep it in its own state until the device is done (a completion in
+/// another function); what it exposes (pages, sg_table) borrows it, so it
+/// is valid only while it is held.
 ///
 /// ```
 /// use dmaguard::pin::{PinCache, PinOptions};
@@ -289,20 +304,20 @@ impl Drop for PinCache {
 /// # Ok::<(), dmaguard::error::Error>(())
 /// ```
 #[doc(alias = "dmaguard_pin_put")]
-pub struct Pinned<'a> {
-    cache: &'a PinCache,
+pub struct Pinned {
+    cache: PinCache,
     pin: sys::dmaguard_pin,
     len: usize,
 }
 
 // SAFETY: a put may run in any task (`dmaguard_pin_put()`: process
-// context, any task); the cache it borrows is `Sync`.
-unsafe impl Send for Pinned<'_> {}
+// context, any task); the cache it holds is `Send + Sync`.
+unsafe impl Send for Pinned {}
 // SAFETY: `&Pinned` only reads the handle's fields; the page array they
 // point to does not change while the handle is held.
-unsafe impl Sync for Pinned<'_> {}
+unsafe impl Sync for Pinned {}
 
-impl Pinned<'_> {
+impl Pinned {
     /// The pinned pages, from the one holding the range's first byte
     /// (`nr_pages()` of them); the array belongs to the cache.
     ///
@@ -455,7 +470,7 @@ impl Pinned<'_> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SgTable<'a> {
     ptr: NonNull<sys::sg_table>,
-    _held: PhantomData<&'a Pinned<'a>>,
+    _held: PhantomData<&'a Pinned>,
 }
 
 impl SgTable<'_> {
@@ -480,14 +495,14 @@ impl SgTable<'_> {
     }
 }
 
-impl Drop for Pinned<'_> {
+impl Drop for Pinned {
     /// Give the handle back (`dmaguard_pin_put()`).
     ///
     /// Context: process context; may sleep (the last put of an entry
     /// invalidated meanwhile unpins and unmaps it).
     fn drop(&mut self) {
         // SAFETY: `self.pin` is the handle of a successful get on
-        // `self.cache` (alive: borrowed), put once, here.
-        unsafe { sys::dmaguard_pin_put(self.cache.ptr.as_ptr(), &mut self.pin) }
+        // `self.cache` (alive: held), put once, here.
+        unsafe { sys::dmaguard_pin_put(self.cache.as_ptr(), &mut self.pin) }
     }
 }

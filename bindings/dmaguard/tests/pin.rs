@@ -250,7 +250,7 @@ fn device_bound_cache_maps() {
 fn many_handles_then_destroy() {
     let mm = mm_rw(16);
     let c = cache();
-    let held: Vec<Pinned<'_>> = (0..16)
+    let held: Vec<Pinned> = (0..16)
         .map(|i| c.get(mm.addr(i), PAGE, i % 2 == 0).unwrap())
         .collect();
     let st = c.stats().unwrap();
@@ -262,4 +262,27 @@ fn many_handles_then_destroy() {
     assert_eq!(frame(f0).0, 1);
     drop(c);
     assert_eq!(frame(f0).0, 0);
+}
+
+/// What a driver does: the range pinned for an I/O is kept in the
+/// driver's state past the function that pinned it, and may outlive the
+/// cache handle the driver dropped meanwhile; the last of them destroys
+/// the cache and unpins.
+#[test]
+fn ranges_keep_their_cache_alive() {
+    let mm = mm_rw(4);
+    let c = cache();
+    let in_flight: Vec<Pinned> = (0..2)
+        .map(|i| c.get(mm.addr(i), PAGE, true).unwrap())
+        .collect();
+    let f0 = mm.frame(mm.addr(0));
+    let again = c.clone();
+    drop(c);
+    assert_eq!(again.stats().unwrap().handles, 2);
+    drop(again);
+    // No handle of the cache is left, but the ranges hold it: still pinned.
+    assert_eq!(frame(f0).0, 1);
+    assert_eq!(in_flight[0].pages()[0], f0);
+    drop(in_flight);
+    assert_eq!(frame(f0).0, 0, "the last range destroyed the cache");
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-// A pinned range used after its cache was dropped (destroyed).
+// The page array of a range used after the range was put back (dropped).
 // expect: E0505
 use dmaguard::pin::{PinCache, PinOptions};
 
-pub fn f(uaddr: usize) {
+pub fn f(uaddr: usize) -> usize {
     let cache = PinCache::new(&PinOptions::default()).unwrap();
     let pinned = cache.get(uaddr, 4096, true).unwrap();
-    drop(cache);
-    let _ = pinned.nr_pages();
+    let pages = pinned.pages();
+    drop(pinned);
+    pages.len()
 }
