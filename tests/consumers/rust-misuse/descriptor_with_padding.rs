@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-// expect: E0597
+// expect: E0080
 
-//! A pinned range kept past the end of its pin cache.
+//! A descriptor with padding (3 bytes after flags).
 //! scripts/abi/consumers.sh builds this module against the CONFIG_RUST
 //! kernel and passes only when rustc refuses it with exactly this error.
 
@@ -12,23 +12,26 @@ mod dmaguard;
 
 module! {
     type: Misuse,
-    name: "dg_misuse_pin_outlives",
+    name: "dg_misuse_padding",
     author: "dmaguard developers",
-    description: "must not compile: A pinned range kept past the end of its pin cache.",
+    description: "must not compile: A descriptor with padding (3 bytes after flags).",
     license: "GPL",
 }
 
 struct Misuse;
 
+use dmaguard::dma::Plain;
+
+crate::dma_descriptor! {
+    struct Padded {
+        flags: u8,
+        len: u32,
+    }
+}
+
 impl kernel::Module for Misuse {
     fn init(_module: &'static ThisModule) -> Result<Self> {
-        let pinned;
-        {
-            let opts = dmaguard::pin::PinOptions::default();
-            let cache = dmaguard::pin::PinCache::new(&opts).map_err(|_| EINVAL)?;
-            pinned = cache.get(0x1000_0000, 4096, false).map_err(|_| EFAULT)?;
-        }
-        drop(pinned);
+        pr_info!("{}\n", core::mem::size_of::<Padded>());
         Ok(Misuse)
     }
 }
