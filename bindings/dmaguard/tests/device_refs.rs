@@ -68,4 +68,28 @@ fn device_held_while_pool_or_cache_lives() {
     let pages_only = PinCache::new(&PinOptions::default()).unwrap();
     assert_eq!(device_refs(), refs0, "a cache without a device holds none");
     drop(pages_only);
+
+    // The last owner races the others: 8 threads drop their blocks while
+    // the pool handle is dropped. Whichever goes last destroys the pool,
+    // once, after every free: a destroy before a free would report blocks
+    // in use and the free would touch a freed pool.
+    for round in 0..50 {
+        let pool = Pool::new(&device(), &PoolOptions::new(c"race", 48)).unwrap();
+        let go = std::sync::Barrier::new(9);
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                let mine: Vec<Block> = (0..16).map(|_| pool.alloc(GFP_KERNEL).unwrap()).collect();
+                let go = &go;
+                s.spawn(move || {
+                    go.wait();
+                    drop(mine);
+                });
+            }
+            let handle = pool;
+            go.wait();
+            drop(handle);
+        });
+        assert_eq!(device_refs(), refs0, "round {round}: the pool is gone");
+    }
+    assert_eq!(reports(), reports0, "no destroy saw a block in use");
 }
