@@ -75,16 +75,18 @@ unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
 #[macro_export]
 macro_rules! dma_descriptor {
     (
-        $(#[$attr:meta])*
+        $(#[doc = $doc:expr])*
         $vis:vis struct $name:ident {
-            $($(#[$fattr:meta])* $fvis:vis $field:ident : $fty:ty),+ $(,)?
+            $($(#[doc = $fdoc:expr])* $fvis:vis $field:ident : $fty:ty),+ $(,)?
         }
     ) => {
-        $(#[$attr])*
+        // Only doc attributes are accepted: `#[repr(packed)]`, `#[cfg]` or
+        // another `#[repr]` would change the layout the checks below see.
+        $(#[doc = $doc])*
         #[repr(C)]
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         $vis struct $name {
-            $($(#[$fattr])* $fvis $field: $fty),+
+            $($(#[doc = $fdoc])* $fvis $field: $fty),+
         }
 
         const _: () = {
@@ -92,15 +94,21 @@ macro_rules! dma_descriptor {
             const fn plain_size<T: Plain>() -> usize {
                 ::core::mem::size_of::<T>()
             }
+            // Every field is a field of the struct itself.
+            $(let _ = ::core::mem::offset_of!($name, $field);)+
             // Fails to evaluate (E0080) when the fields leave padding.
-            assert!(
+            ::core::assert!(
                 ::core::mem::size_of::<$name>() == 0 $(+ plain_size::<$fty>())+,
-                concat!(stringify!($name), " has padding: reorder or pad its fields explicitly")
+                ::core::concat!(
+                    ::core::stringify!($name),
+                    " has padding: reorder or pad its fields explicitly"
+                )
             );
         };
 
-        // SAFETY: `#[repr(C)]`, every field is Plain (checked above), and
-        // the fields' sizes add up to the struct's size: no padding.
+        // SAFETY: `#[repr(C)]` and nothing else, every field is Plain
+        // (checked above), and the fields' sizes add up to the struct's
+        // size: no padding.
         unsafe impl Plain for $name {}
     };
 }
@@ -123,6 +131,8 @@ macro_rules! dma_descriptor {
 macro_rules! dma_read {
     ($block:expr, $ty:ty, $field:ident) => {
         $block.read_field(|d: *mut $ty| {
+            // A field of `$ty` itself, never one reached through a Deref.
+            let _ = ::core::mem::offset_of!($ty, $field);
             // SAFETY: `read_field()` passes a pointer to a whole, aligned
             // `$ty` inside its block; only the field's address is taken.
             unsafe { ::core::ptr::addr_of_mut!((*d).$field) }
@@ -152,6 +162,7 @@ macro_rules! dma_write {
     ($block:expr, $ty:ty, $field:ident, $val:expr) => {
         $block.write_field(
             |d: *mut $ty| {
+                let _ = ::core::mem::offset_of!($ty, $field);
                 // SAFETY: as in `dma_read!`.
                 unsafe { ::core::ptr::addr_of_mut!((*d).$field) }
             },

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-//! Safe, `no_std`, allocation-free Rust layer over dmaguard's public ABI:
-//! hardened DMA pools ([`pool`]) and the pinned-page cache ([`pin`]).
+//! Safe, `no_std` Rust layer over dmaguard's public ABI: hardened DMA
+//! pools ([`pool`]) with typed access to their blocks ([`dma`]), and the
+//! pinned-page cache ([`pin`]). It allocates only the counted owner
+//! (`Arc`) of each pool and cache.
 //!
 //! One source for two builds. The files `device.rs`, `dma.rs`, `error.rs`,
 //! `gfp.rs`, `pool.rs` and `pin.rs` refer to each other, to the raw

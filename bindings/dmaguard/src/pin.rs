@@ -64,7 +64,9 @@ impl PinOptions {
 }
 
 /// The pin cache of the caller's address space (`current->mm` at
-/// creation); destroyed when dropped (`dmaguard_pin_cache_destroy()`).
+/// creation): a counted handle, the C cache destroyed
+/// (`dmaguard_pin_cache_destroy()`) when the last handle and the last
+/// [`Pinned`] range are dropped.
 ///
 /// `Send` and `Sync`: the C cache serializes its own state (a spinlock and
 /// the mm's notifiers) and several tasks may get and put through one
@@ -276,11 +278,8 @@ impl Drop for PinInner {
     fn drop(&mut self) {
         // SAFETY: `self.ptr` is a live cache and this is its last owner:
         // no get can follow and no handle is held (every `Pinned` holds a
-        // `PinCache`), so the cache is freed now.
-        // The count of handles still held is 0 but after a
-        // `mem::forget(Pinned)`: then the C side reports it and the last
-        // put would free the cache, which no one can make any more (a
-        // leak, not UB).
+        // `PinCache`, and a forgotten `Pinned` leaks its hold, so this
+        // never runs then), so the cache is freed now.
         unsafe { sys::dmaguard_pin_cache_destroy(self.ptr.as_ptr()) };
     }
 }

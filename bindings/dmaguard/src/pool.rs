@@ -663,8 +663,10 @@ impl Block {
     /// checked to lie wholly inside that `T` and be aligned for `F`.
     fn field<T: Plain, F: Plain>(&self, proj: impl FnOnce(*mut T) -> *mut F) -> Result<*mut F> {
         let base = self.at(0, size_of::<T>(), align_of::<T>())?.cast::<T>();
-        let f = proj(base);
-        let off = (f as usize).wrapping_sub(base as usize);
+        // Only the address `proj` returns is used: the pointer accessed is
+        // made from `base` (the block's provenance), never `proj`'s own.
+        let off = (proj(base) as usize).wrapping_sub(base as usize);
+        let f = base.cast::<u8>().wrapping_add(off).cast::<F>();
         match off.checked_add(size_of::<F>()) {
             Some(end) if end <= size_of::<T>() && (f as usize) & (align_of::<F>() - 1) == 0 => {
                 Ok(f)

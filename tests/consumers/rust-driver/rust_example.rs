@@ -150,17 +150,18 @@ struct Ring {
 }
 
 /// The driver's private data: everything it allocated, in one struct,
-/// used from probe, the work item and teardown.
+/// used from probe, the work item and teardown. Fields drop in this order:
+/// the ring (its blocks and pins), the cache, the pools, the device last.
 #[pin_data]
 struct EduDriver {
-    edu: Edu,
-    descs: Pool,
-    landing: Pool,
-    cache: PinCache,
     #[pin]
     ring: SpinLock<Ring>,
     #[pin]
     work: Work<EduDriver>,
+    cache: PinCache,
+    landing: Pool,
+    descs: Pool,
+    edu: Edu,
     completed: AtomicU32,
     bad: AtomicU32,
 }
@@ -237,7 +238,8 @@ impl EduDriver {
         }
         let mut ring = self.ring.lock();
         let slot = ring.tail;
-        if (slot + 1) % RING == ring.head {
+        // A free slot holds no I/O: nothing is put under the lock below.
+        if (slot + 1) % RING == ring.head || ring.ios[slot].is_some() {
             return Err(DgError::NoSpc);
         }
         let dst = self.landing.alloc_zeroed(Gfp(bindings::GFP_ATOMIC))?;
@@ -287,7 +289,11 @@ impl EduDriver {
             let ok = len == XFER
                 && self.edu.copy(src, dst, len)
                 && self.edu.copy(desc_dma, dst + XFER as u64, DESC_SIZE)
-                && self.edu.copy(done_word.dma_handle(), desc_dma + 28, 4);
+                && self.edu.copy(
+                    done_word.dma_handle(),
+                    desc_dma + core::mem::offset_of!(Desc, ctrl) as u64,
+                    4,
+                );
             if !ok {
                 let mut ring = self.ring.lock();
                 let _ = crate::dma_write!(ring.descs[this], Desc, ctrl, ERR.to_le());
@@ -306,7 +312,9 @@ impl EduDriver {
         };
         {
             let mut ring = self.ring.lock();
-            while ring.head != ring.tail {
+            // `done` has room for every slot: no push below allocates or
+            // fails, and no pin is put under the lock.
+            while ring.head != ring.tail && done.len() < done.capacity() {
                 let slot = ring.head;
                 let ctrl = crate::dma_read!(ring.descs[slot], Desc, ctrl).map(u32::from_le);
                 if ctrl != Ok(DONE) && ctrl != Ok(ERR) {
@@ -316,8 +324,6 @@ impl EduDriver {
                 let seen = ring.descs[slot].read_as::<Desc>(0);
                 let _ = crate::dma_write!(ring.descs[slot], Desc, ctrl, 0);
                 ring.head = (slot + 1) % RING;
-                // `done` has room for every slot: this push allocates
-                // nothing, and no pin is put under the lock.
                 match ring.ios[slot].take() {
                     Some(io) => {
                         let _ = done.push((io, ctrl, seen), GFP_ATOMIC);
@@ -584,8 +590,7 @@ impl kernel::Module for RustExample {
 
 impl Drop for RustExample {
     /// Teardown, as a driver's remove: let the work item finish, then drop
-    /// the driver's data (ring, pools, cache, device, in that order of
-    /// their owners going).
+    /// the driver's data (in `EduDriver`'s field order).
     fn drop(&mut self) {
         if let Some(drv) = self.drv.take() {
             // SAFETY: the work_struct of a live, initialized `Work`.

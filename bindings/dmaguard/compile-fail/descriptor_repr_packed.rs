@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0
+// Only doc attributes are taken: `#[repr(packed)]` (or `#[cfg]` on a
+// field) would change the layout the macro checks.
+// expect: no-rules
+use dmaguard::dma::Plain;
+
+dmaguard::dma_descriptor! {
+    #[repr(packed)]
+    pub struct Packed {
+        pub flags: u8,
+        pub len: u32,
+    }
+}
