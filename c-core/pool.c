@@ -45,9 +45,12 @@
  * flipped atomically, is what tells a free of a live block from a double
  * free wherever the block was cached.
  *
- * Locking: a CPU's cache is guarded by its dg_cpu_lock (a local_lock_t:
- * interrupts off, pools are used from hard interrupt handlers); pool->lock
- * (spinlock_t) nests inside it, or is taken with interrupts saved, and
+ * Locking: a CPU's cache is guarded by its dg_cpu_lock, taken with a
+ * trylock that costs no interrupt toggle and no atomic (dg_platform.h):
+ * pools are used from hard interrupt handlers, and an interrupt that
+ * finds its CPU's cache in use goes past it, straight to the chunks
+ * (dg_pool_alloc_bypass(), dg_pool_free_bypass()). pool->lock (spinlock_t)
+ * nests inside the cache lock, is always taken with interrupts saved, and
  * protects the lists, the table, the counters and every chunk descriptor
  * but the live bits. Neither chunk memory nor bookkeeping is allocated or
  * freed under either lock.
@@ -444,6 +447,7 @@ void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 	st->pcp_bytes = (u64)dg_nr_cpus() * sizeof(struct dg_pcp);
 	for (i = 0; i < DG_BAD_NR; i++)
 		st->bad_frees[i] = pool->bad[i];
+	st->cache_bypass = pool->cache_bypass;
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 

@@ -40,6 +40,8 @@ struct dg_pool_stats {
 	u64 meta_bytes;		/* out-of-line bookkeeping, allocator sizes */
 	u64 pcp_bytes;		/* the per-CPU caches, a fixed cost per pool */
 	u64 bad_frees[DG_BAD_NR];
+	/* allocations and frees an interrupt made past its CPU's cache */
+	u64 cache_bypass;
 };
 
 /**

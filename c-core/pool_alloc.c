@@ -151,7 +151,7 @@ static noinline bool pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
 {
 	struct dg_pcp_run *run = &pcp->alloc;
 	struct dg_chunk *chunk;
-	unsigned long bits;
+	unsigned long bits, flags;
 	u32 first, nr;
 
 	if (pcp->freed.bits) {
@@ -164,15 +164,15 @@ static noinline bool pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
 		WRITE_ONCE(pcp->freed.bits, 0);
 		return true;
 	}
-	spin_lock(&pool->lock);
+	spin_lock_irqsave(&pool->lock, flags);
 	if (unlikely(list_empty(&pool->partial))) {
-		spin_unlock(&pool->lock);
+		spin_unlock_irqrestore(&pool->lock, flags);
 		return false;
 	}
 	chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
 	bits = chunk_take(pool, chunk, pool->run_shift, pool->run_mask, &first,
 			  &nr);
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 	run_set(pool, run, chunk, first, bits);
 	return true;
 }
@@ -252,22 +252,53 @@ static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
 /**
  * dg_pool_alloc_slow() - __dg_pool_alloc() with an empty alloc run
  * @pool: the pool
- * @pcp: this CPU's cache, locked
+ * @pcp: this CPU's cache, taken; given back here
  * @gfp: as for dg_pool_alloc()
  * @dma: as for dg_pool_alloc()
- * @flags: the cache lock's saved flags; the lock is dropped here
  *
  * Return: as dg_pool_alloc().
  */
 noinline void __dma *dg_pool_alloc_slow(struct dg_pool *pool,
 					struct dg_pcp *pcp, gfp_t gfp,
-					dma_addr_t *dma, unsigned long flags)
+					dma_addr_t *dma)
 {
 	if (!pcp_refill(pool, pcp)) {
-		dg_pcp_unlock(pool->pcp, flags);
+		dg_pcp_unlock(pool->pcp, pcp);
 		return pool_grow(pool, gfp, dma);
 	}
-	return run_hand_out(pool, pcp, gfp, dma, flags);
+	return run_hand_out(pool, pcp, gfp, dma);
+}
+
+/**
+ * dg_pool_alloc_bypass() - an allocation past a cache in use
+ * @pool: the pool
+ * @gfp: as for dg_pool_alloc()
+ * @dma: as for dg_pool_alloc()
+ *
+ * An interrupt came inside this CPU's cache section (dg_pcp_trylock()):
+ * take one block straight from the first partial chunk, or a new chunk.
+ *
+ * Return: as dg_pool_alloc().
+ */
+noinline void __dma *dg_pool_alloc_bypass(struct dg_pool *pool, gfp_t gfp,
+					  dma_addr_t *dma)
+{
+	struct dg_chunk *chunk;
+	unsigned long flags;
+	u32 idx, nr;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pool->cache_bypass++;
+	if (unlikely(list_empty(&pool->partial))) {
+		spin_unlock_irqrestore(&pool->lock, flags);
+		return pool_grow(pool, gfp, dma);
+	}
+	chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
+	chunk_take(pool, chunk, 0, 1, &idx, &nr);
+	set_bit(idx, chunk_live(pool, chunk));
+	dg_pool_check(pool);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return block_hand_out(pool, chunk, idx, gfp, dma);
 }
 
 /**
@@ -316,27 +347,29 @@ static __always_inline enum dg_bad_free free_decode(struct dg_pool *pool,
 /**
  * dg_pool_bad_free() - count and report a free that is not applied
  * @pool: the pool
+ * @pcp: this CPU's cache, taken and given back here, or NULL
  * @bad: what is wrong with it
  * @vaddr: the address freed
  * @dma: the bus address given with it
- * @flags: the cache lock's saved flags; the lock is dropped here
  *
  * Return: @bad.
  */
 noinline __cold enum dg_bad_free dg_pool_bad_free(struct dg_pool *pool,
+						  struct dg_pcp *pcp,
 						  enum dg_bad_free bad,
 						  void __dma *vaddr,
-						  dma_addr_t dma,
-						  unsigned long flags)
+						  dma_addr_t dma)
 {
+	unsigned long flags;
 	bool first;
 
-	spin_lock(&pool->lock);
+	spin_lock_irqsave(&pool->lock, flags);
 	pool->bad[bad]++;
 	first = !pool->reported;
 	pool->reported = true;
-	spin_unlock(&pool->lock);
-	dg_pcp_unlock(pool->pcp, flags);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (pcp)
+		dg_pcp_unlock(pool->pcp, pcp);
 	dg_report_bad_free(pool->dev, first, pool->name, vaddr, dma,
 			   dg_bad_names[bad]);
 	return bad;
@@ -355,10 +388,11 @@ static noinline struct dg_chunk *pool_find_chunk(struct dg_pool *pool,
 						 unsigned long addr)
 {
 	struct dg_chunk *chunk;
+	unsigned long flags;
 
-	spin_lock(&pool->lock);
+	spin_lock_irqsave(&pool->lock, flags);
 	chunk = dg_table_find(&pool->table, addr);
-	spin_unlock(&pool->lock);
+	spin_unlock_irqrestore(&pool->lock, flags);
 	return chunk;
 }
 
@@ -401,18 +435,19 @@ static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 		    struct dg_chunk *chunk, u32 idx)
 {
 	struct dg_pcp_run *run = &pcp->alloc;
+	unsigned long flags;
 
 	if (unlikely(!pool->pcp_high)) {	/* no caches: to the chunk */
-		spin_lock(&pool->lock);
+		spin_lock_irqsave(&pool->lock, flags);
 		chunk_give(pool, chunk, idx / BITS_PER_LONG,
 			   BIT(idx % BITS_PER_LONG), 1);
-		spin_unlock(&pool->lock);
+		spin_unlock_irqrestore(&pool->lock, flags);
 		return;
 	}
 	if (!run_takes(pool, run, chunk, idx)) {
 		run = &pcp->freed;
 		if (!run_takes(pool, run, chunk, idx)) {
-			spin_lock(&pool->lock);
+			spin_lock_irqsave(&pool->lock, flags);
 			run_flush(pool, run);
 			/*
 			 * Cached blocks can keep every chunk from emptying: a
@@ -420,7 +455,7 @@ static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 			 * drains the caches, at most once a reclaim period.
 			 */
 			dg_plat_reclaim_kick(&pool->plat, ~0u);
-			spin_unlock(&pool->lock);
+			spin_unlock_irqrestore(&pool->lock, flags);
 		}
 	}
 	run_add(pool, run, chunk, idx);
@@ -429,10 +464,9 @@ static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 /**
  * dg_pool_free_slow() - a free that __dg_pool_free() cannot apply alone
  * @pool: the pool
- * @pcp: this CPU's cache, locked
+ * @pcp: this CPU's cache, taken; given back here
  * @vaddr: as for dg_pool_free()
  * @dma: as for dg_pool_free()
- * @flags: the cache lock's saved flags; the lock is dropped here
  *
  * A block of a chunk no run knows, of a group neither run can take,
  * init_on_free, a pool without caches, a bad free: decided afresh, as
@@ -442,8 +476,7 @@ static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
  */
 noinline enum dg_bad_free dg_pool_free_slow(struct dg_pool *pool,
 					    struct dg_pcp *pcp,
-					    void __dma *vaddr, dma_addr_t dma,
-					    unsigned long flags)
+					    void __dma *vaddr, dma_addr_t dma)
 {
 	unsigned long addr = dg_dma_addr(vaddr), off;
 	struct dg_chunk *chunk;
@@ -452,7 +485,7 @@ noinline enum dg_bad_free dg_pool_free_slow(struct dg_pool *pool,
 
 	chunk = pcp_find_chunk(pool, pcp, addr);
 	if (unlikely(!chunk))
-		return dg_pool_bad_free(pool, DG_BAD_FOREIGN, vaddr, dma, flags);
+		return dg_pool_bad_free(pool, pcp, DG_BAD_FOREIGN, vaddr, dma);
 	off = addr - dg_dma_addr(chunk->blocks);
 	bad = free_decode(pool, chunk, off, dma, &idx);
 	/* The one decision a racing double free cannot slip past. */
@@ -460,7 +493,7 @@ noinline enum dg_bad_free dg_pool_free_slow(struct dg_pool *pool,
 	    unlikely(!test_and_clear_bit(idx, chunk_live(pool, chunk))))
 		bad = DG_BAD_DOUBLE;
 	if (unlikely(bad))
-		return dg_pool_bad_free(pool, bad, vaddr, dma, flags);
+		return dg_pool_bad_free(pool, pcp, bad, vaddr, dma);
 	/*
 	 * init_on_free: zero before the block can be handed out again, so it
 	 * never is dirty. This is a debug-style option.
@@ -468,7 +501,50 @@ noinline enum dg_bad_free dg_pool_free_slow(struct dg_pool *pool,
 	if (dg_want_zero_on_free())
 		dg_dma_zero(vaddr, pool->size);
 	pcp_put(pool, pcp, chunk, idx);
-	dg_pcp_unlock(pool->pcp, flags);
+	dg_pcp_unlock(pool->pcp, pcp);
+	return DG_FREE_OK;
+}
+
+/**
+ * dg_pool_free_bypass() - a free past a cache in use
+ * @pool: the pool
+ * @vaddr: as for dg_pool_free()
+ * @dma: as for dg_pool_free()
+ *
+ * An interrupt came inside this CPU's cache section (dg_pcp_trylock()):
+ * the block goes straight back to its chunk. The chunk is found, the free
+ * checked and applied under the pool lock, which keeps a reclaim from
+ * freeing the chunk meanwhile.
+ *
+ * Return: as dg_pool_free().
+ */
+noinline enum dg_bad_free dg_pool_free_bypass(struct dg_pool *pool,
+					      void __dma *vaddr, dma_addr_t dma)
+{
+	unsigned long addr = dg_dma_addr(vaddr), flags;
+	enum dg_bad_free bad = DG_BAD_FOREIGN;
+	struct dg_chunk *chunk;
+	u32 idx = 0;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	chunk = dg_table_find(&pool->table, addr);
+	if (chunk)
+		bad = free_decode(pool, chunk, addr - dg_dma_addr(chunk->blocks),
+				  dma, &idx);
+	if (likely(!bad) &&
+	    unlikely(!test_and_clear_bit(idx, chunk_live(pool, chunk))))
+		bad = DG_BAD_DOUBLE;
+	if (likely(!bad)) {
+		if (dg_want_zero_on_free())
+			dg_dma_zero(vaddr, pool->size);
+		chunk_give(pool, chunk, idx / BITS_PER_LONG,
+			   BIT(idx % BITS_PER_LONG), 1);
+		pool->cache_bypass++;
+		dg_pool_check(pool);
+	}
+	spin_unlock_irqrestore(&pool->lock, flags);
+	if (unlikely(bad))
+		return dg_pool_bad_free(pool, NULL, bad, vaddr, dma);
 	return DG_FREE_OK;
 }
 
@@ -509,11 +585,11 @@ static void pcp_drain(void *arg)
 	struct dg_pcp *pcp;
 	unsigned long flags;
 
-	pcp = dg_pcp_lock(pool->pcp, flags);
-	spin_lock(&pool->lock);
+	pcp = dg_pcp_lock(pool->pcp);
+	spin_lock_irqsave(&pool->lock, flags);
 	pcp_flush(pool, pcp);
-	spin_unlock(&pool->lock);
-	dg_pcp_unlock(pool->pcp, flags);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	dg_pcp_unlock(pool->pcp, pcp);
 }
 
 /**

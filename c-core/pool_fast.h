@@ -12,23 +12,24 @@
 
 /* pool_alloc.c */
 void __dma *dg_pool_alloc_slow(struct dg_pool *pool, struct dg_pcp *pcp,
-			       gfp_t gfp, dma_addr_t *dma,
-			       unsigned long flags);
+			       gfp_t gfp, dma_addr_t *dma);
+void __dma *dg_pool_alloc_bypass(struct dg_pool *pool, gfp_t gfp,
+				 dma_addr_t *dma);
 enum dg_bad_free dg_pool_free_slow(struct dg_pool *pool, struct dg_pcp *pcp,
-				   void __dma *vaddr, dma_addr_t dma,
-				   unsigned long flags);
-enum dg_bad_free dg_pool_bad_free(struct dg_pool *pool, enum dg_bad_free bad,
-				  void __dma *vaddr, dma_addr_t dma,
-				  unsigned long flags);
+				   void __dma *vaddr, dma_addr_t dma);
+enum dg_bad_free dg_pool_free_bypass(struct dg_pool *pool, void __dma *vaddr,
+				     dma_addr_t dma);
+enum dg_bad_free dg_pool_bad_free(struct dg_pool *pool, struct dg_pcp *pcp,
+				  enum dg_bad_free bad, void __dma *vaddr,
+				  dma_addr_t dma);
 
 /*
- * Hand out the lowest block of @pcp's alloc run, which has one, and drop
- * the cache lock.
+ * Hand out the lowest block of @pcp's alloc run, which has one, and give
+ * the cache back.
  */
 static __always_inline void __dma *run_hand_out(struct dg_pool *pool,
 						struct dg_pcp *pcp, gfp_t gfp,
-						dma_addr_t *dma,
-						unsigned long flags)
+						dma_addr_t *dma)
 {
 	struct dg_pcp_run *run = &pcp->alloc;
 	unsigned long bits = run->bits, off;
@@ -45,7 +46,7 @@ static __always_inline void __dma *run_hand_out(struct dg_pool *pool,
 		off = (unsigned long)bit * pool->stride;
 	mem = run->base + off;
 	*dma = run->dma + off;
-	dg_pcp_unlock(pool->pcp, flags);
+	dg_pcp_unlock(pool->pcp, pcp);
 	if (dg_want_zero(gfp))
 		dg_dma_zero(mem, pool->size);
 	return mem;
@@ -63,13 +64,14 @@ static __always_inline void __dma *__dg_pool_alloc(struct dg_pool *pool,
 						   gfp_t gfp, dma_addr_t *dma)
 {
 	struct dg_pcp *pcp;
-	unsigned long flags;
 
 	might_alloc(gfp);
-	pcp = dg_pcp_lock(pool->pcp, flags);
+	pcp = dg_pcp_trylock(pool->pcp);
+	if (unlikely(!pcp))	/* an interrupt inside this CPU's section */
+		return dg_pool_alloc_bypass(pool, gfp, dma);
 	if (unlikely(!pcp->alloc.bits))
-		return dg_pool_alloc_slow(pool, pcp, gfp, dma, flags);
-	return run_hand_out(pool, pcp, gfp, dma, flags);
+		return dg_pool_alloc_slow(pool, pcp, gfp, dma);
+	return run_hand_out(pool, pcp, gfp, dma);
 }
 
 /*
@@ -111,12 +113,14 @@ static __always_inline enum dg_bad_free __dg_pool_free(struct dg_pool *pool,
 						       void __dma *vaddr,
 						       dma_addr_t dma)
 {
-	unsigned long addr = dg_dma_addr(vaddr), off, flags;
+	unsigned long addr = dg_dma_addr(vaddr), off;
 	struct dg_pcp_run *run;
 	struct dg_pcp *pcp;
 	u32 bit;
 
-	pcp = dg_pcp_lock(pool->pcp, flags);
+	pcp = dg_pcp_trylock(pool->pcp);
+	if (unlikely(!pcp))	/* an interrupt inside this CPU's section */
+		return dg_pool_free_bypass(pool, vaddr, dma);
 	/*
 	 * Fast path: a good free of a block in the group of one of this
 	 * CPU's runs (an address range: run_span is 0 without caches, and
@@ -137,12 +141,12 @@ static __always_inline enum dg_bad_free __dg_pool_free(struct dg_pool *pool,
 		goto slow;
 	/* The one decision a racing double free cannot slip past. */
 	if (unlikely(!test_and_clear_bit(bit, run->live)))
-		return dg_pool_bad_free(pool, DG_BAD_DOUBLE, vaddr, dma, flags);
+		return dg_pool_bad_free(pool, pcp, DG_BAD_DOUBLE, vaddr, dma);
 	WRITE_ONCE(run->bits, run->bits | BIT(bit));
-	dg_pcp_unlock(pool->pcp, flags);
+	dg_pcp_unlock(pool->pcp, pcp);
 	return DG_FREE_OK;
 slow:
-	return dg_pool_free_slow(pool, pcp, vaddr, dma, flags);
+	return dg_pool_free_slow(pool, pcp, vaddr, dma);
 }
 
 #endif /* _DMAGUARD_CORE_POOL_FAST_H */

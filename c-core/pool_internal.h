@@ -70,10 +70,12 @@ struct dg_pcp_run {
 };
 
 struct dg_pcp {
-	struct dg_cpu_lock cpu_lock;
+	struct dg_cpu_lock cpu_lock;	/* first: dg_pcp_trylock() */
 	struct dg_pcp_run alloc;
 	struct dg_pcp_run freed;
 };
+
+static_assert(offsetof(struct dg_pcp, cpu_lock) == 0);
 
 struct dg_pool {
 	spinlock_t lock;		/* see "Locking" above */
@@ -90,6 +92,7 @@ struct dg_pool {
 	u64 chunks_released;
 	u64 meta_bytes;
 	u64 bad[DG_BAD_NR];
+	u64 cache_bypass;		/* operations past a cache in use */
 	bool reported;			/* first bad free reported in full */
 
 	/* Read without the lock: geometry, fixed at creation, and the gen. */

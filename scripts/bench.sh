@@ -614,6 +614,12 @@ native_bench() {
 	# Second opinion, labelled ref=mutex: the reference under the
 	# platform's lock (a mutex whose atomics glibc elides on one thread).
 	"$bin" -P -r 3 | grep '^BENCH native \(size\|ref\)' | tee -a "$out/native.bench"
+	# Third, labelled ref=spinlock-noirq: the reference's spinlock without
+	# the flags. Userspace has no cli/sti, so the default line charges the
+	# kernel's interrupt toggle as pushf/popf; here the reference pays
+	# nothing for it, a bound the kernel's dma_pool cannot reach.
+	# shellcheck disable=SC2086
+	"$bin" -N ${NATIVE_ARGS:-} | grep '^BENCH native \(size\|ref\)' | tee -a "$out/native.bench"
 	# The multi-thread runs: every thread on one pool (pool_bench_mt.c).
 	# shellcheck disable=SC2086
 	"$mt_bin" ${NATIVE_MT_ARGS:--t 2,4} | tee -a "$out/native.bench"
@@ -706,10 +712,15 @@ if [ "$src" != "$top" ]; then
 			[ "${f##*/}" = abi_user.c ] || srcs+=("$f")
 		done
 		# One-thread rows at the kernel's lock costs where that core
-		# knows how (DG_USER_PCP_IRQ_COST), multi-thread runs as is.
+		# knows how (DG_USER_PCP_KERNEL_COST, before it
+		# DG_USER_PCP_IRQ_COST), multi-thread runs as is.
 		irq=()
-		! grep -q DG_USER_PCP_IRQ_COST "$src/c-core/platform/user/dg_platform.h" ||
-			irq=(-DDG_USER_PCP_IRQ_COST -mpopcnt)
+		for m in DG_USER_PCP_KERNEL_COST DG_USER_PCP_IRQ_COST; do
+			if grep -q $m "$src/c-core/platform/user/dg_platform.h"; then
+				irq=(-D$m -mpopcnt)
+				break
+			fi
+		done
 		for b in "$bin" "$mt_bin"; do
 			${CC:-cc} -I"$src/c-core" -I"$src/c-core/platform/user" \
 				-I"$src/abi/include" -I"$top/tests/bench" \

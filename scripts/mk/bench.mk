@@ -22,7 +22,8 @@
 
 BENCH_OUT	:= $(BUILD)/bench
 BENCH_SRCS	:= tests/bench/pool_bench.c tests/bench/pool_bench_mt.c \
-		   tests/bench/ref_pool.c tests/bench/ref_pool_spin.c
+		   tests/bench/ref_pool.c tests/bench/ref_pool_spin.c \
+		   tests/bench/ref_pool_bare.c
 BENCH_HDRS	:= tests/bench/ref_pool.h tests/bench/pool_bench.h
 
 .PHONY: bench bench-vm bench-native bench-pin bench-nvme prof-pin prof-pool
@@ -58,7 +59,7 @@ $(BENCH_OUT)/pin_bench: tests/bench/pin_bench.c \
 		$(USER_OUT)/libdmaguard-core.a -pthread
 
 # pool_bench, the one-thread rows: the core built with the kernel's cost of
-# a local_lock (DG_USER_PCP_IRQ_COST, dg_platform.h), which excludes
+# its per-CPU cache lock (DG_USER_PCP_KERNEL_COST, dg_platform.h), which excludes
 # nothing, and of hweight_long() (-mpopcnt: the kernel's is one popcnt
 # where the CPU has it, patched in by alternatives, not a libgcc call);
 # pool_bench_mt, the multi-thread runs: the plain core library, whose
@@ -69,7 +70,7 @@ $(BENCH_OUT)/pool_bench: $(BENCH_SRCS) $(BENCH_HDRS) \
 			 $(wildcard c-core/*.[ch] c-core/platform/user/*.[ch])
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CPPFLAGS) -Itests/bench $(USER_CFLAGS) -O2 -mpopcnt \
-		-DDG_USER_PCP_IRQ_COST -o $@ $(BENCH_SRCS) $(CORE_SRCS) -lm -pthread
+		-DDG_USER_PCP_KERNEL_COST -o $@ $(BENCH_SRCS) $(CORE_SRCS) -lm -pthread
 
 $(BENCH_OUT)/pool_bench_mt: $(BENCH_SRCS) $(BENCH_HDRS) \
 			    $(wildcard c-core/*.h c-core/platform/user/*.h) \

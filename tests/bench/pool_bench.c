@@ -20,11 +20,12 @@
  *
  * Times are CPU time of the benchmark thread (-w: wall clock).
  *
- *   pool_bench [-r REPS] [-n ROUNDS] [-R ROW] [-W] [-w] [-P]
+ *   pool_bench [-r REPS] [-n ROUNDS] [-R ROW] [-W] [-w] [-P|-N]
  *	BENCH native size=S align=A blocks=N ref=spinlock ref_ns_per_pair=X
  *	      dmaguard_ns_per_pair=Y ratio=Y/X
  *	BENCH native ref=spinlock geomean=G
- *	(-P: the reference under the platform's lock instead, ref=mutex)
+ *	(-P: the reference under the platform's lock instead, ref=mutex;
+ *	-N: under the spinlock without the flags, ref=spinlock-noirq)
  *	BENCH native-meta size=S ref_bytes_per_block=.. dmaguard_bytes_per_block=..
  *	BENCH native-fixed size=S pcp_bytes_per_cpu=.. pcp_bytes_at_256_cpus=..
  *	BENCH native-reps size=S mode=M ratios=r1,r2,.. median_rep_ratio=R
@@ -49,8 +50,8 @@
 #include "ref_pool.h"
 #include "pool_bench.h"
 
-#ifdef DG_USER_PCP_IRQ_COST
-#define LOCAL_LOCK_COST	"irqsave"	/* what the kernel's costs, no atomic */
+#ifdef DG_USER_PCP_KERNEL_COST
+#define LOCAL_LOCK_COST	"trylock"	/* the kernel's cost: preempt count, a flag */
 #else
 #define LOCAL_LOCK_COST	"atomic"	/* a real lock: one atomic exchange */
 #endif
@@ -82,9 +83,13 @@ static struct blk *buf;
  * flags saved, what the kernel's dma_pool takes (ref_spin_pool_*); -P:
  * under the platform's lock, a pthread mutex (ref_pool_*), whose atomics
  * glibc elides while the process has one thread: a second opinion,
- * labelled ref=mutex.
+ * labelled ref=mutex; -N: the spinlock without the flags
+ * (ref_bare_pool_*), labelled ref=spinlock-noirq: the kernel's pool as if
+ * its interrupt toggle were free, which userspace cannot model exactly
+ * (popf where the kernel has cli and sti).
  */
-static bool plat_ref;
+enum ref_kind { REF_SPIN, REF_PLAT, REF_BARE };
+static enum ref_kind ref_kind;
 
 #define REF_ROUND(name, pool)						\
 static __attribute__((__noinline__)) int name(void *p, unsigned int n)	\
@@ -102,39 +107,71 @@ static __attribute__((__noinline__)) int name(void *p, unsigned int n)	\
 }
 REF_ROUND(ref_spin_round, ref_spin_pool)
 REF_ROUND(ref_plat_round, ref_pool)
+REF_ROUND(ref_bare_round, ref_bare_pool)
 
 static int ref_round(void *p, unsigned int n)
 {
-	return plat_ref ? ref_plat_round(p, n) : ref_spin_round(p, n);
+	switch (ref_kind) {
+	case REF_PLAT:
+		return ref_plat_round(p, n);
+	case REF_BARE:
+		return ref_bare_round(p, n);
+	default:
+		return ref_spin_round(p, n);
+	}
 }
 
 static const char *ref_name(void)
 {
-	return plat_ref ? "mutex" : "spinlock";
+	static const char * const names[] = {
+		[REF_SPIN] = "spinlock", [REF_PLAT] = "mutex",
+		[REF_BARE] = "spinlock-noirq",
+	};
+
+	return names[ref_kind];
 }
 
 static void *ref_create(const struct row *r)
 {
-	return plat_ref ?
-	       (void *)ref_pool_create("ref", NULL, r->size, r->align, r->boundary) :
-	       (void *)ref_spin_pool_create("ref", NULL, r->size, r->align,
+	switch (ref_kind) {
+	case REF_PLAT:
+		return ref_pool_create("ref", NULL, r->size, r->align,
+				       r->boundary);
+	case REF_BARE:
+		return ref_bare_pool_create("ref", NULL, r->size, r->align,
 					    r->boundary);
+	default:
+		return ref_spin_pool_create("ref", NULL, r->size, r->align,
+					    r->boundary);
+	}
 }
 
 static void ref_destroy(void *p)
 {
-	if (plat_ref)
+	switch (ref_kind) {
+	case REF_PLAT:
 		ref_pool_destroy(p);
-	else
+		break;
+	case REF_BARE:
+		ref_bare_pool_destroy(p);
+		break;
+	default:
 		ref_spin_pool_destroy(p);
+	}
 }
 
 static void ref_meta(void *p, size_t *meta, size_t *blocks)
 {
-	if (plat_ref)
+	switch (ref_kind) {
+	case REF_PLAT:
 		ref_pool_meta(p, meta, blocks);
-	else
+		break;
+	case REF_BARE:
+		ref_bare_pool_meta(p, meta, blocks);
+		break;
+	default:
 		ref_spin_pool_meta(p, meta, blocks);
+	}
 }
 
 static __attribute__((__noinline__)) int dg_round(struct dg_pool *p,
@@ -331,10 +368,13 @@ int main(int argc, char **argv)
 	int opt, only = -1;
 	cpu_set_t set;
 
-	while ((opt = getopt(argc, argv, "r:n:R:c:Wwt:m:P")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:R:c:Wwt:m:PN")) != -1) {
 		switch (opt) {
 		case 'P':
-			plat_ref = true;
+			ref_kind = REF_PLAT;
+			break;
+		case 'N':
+			ref_kind = REF_BARE;
 			break;
 		case 't':
 			threads = optarg;
@@ -361,13 +401,13 @@ int main(int argc, char **argv)
 			cg = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-r reps] [-n rounds] [-R row] [-W] [-w] [-P] [-c ref|dmaguard] [-t threads,.. [-m ms]]\n",
+			fprintf(stderr, "usage: %s [-r reps] [-n rounds] [-R row] [-W] [-w] [-P|-N] [-c ref|dmaguard] [-t threads,.. [-m ms]]\n",
 				argv[0]);
 			return 2;
 		}
 	}
 	if (threads) {
-#ifdef DG_USER_PCP_IRQ_COST
+#ifdef DG_USER_PCP_KERNEL_COST
 		/* This build's per-CPU cache lock excludes nothing. */
 		fprintf(stderr, "pool_bench: -t: run pool_bench_mt\n");
 		return 2;

@@ -20,15 +20,26 @@
 #include "ref_pool.h"
 
 #ifdef REF_POOL_SPIN
-/* ref_pool_spin.c: the ref_spin_pool_* build (see ref_pool.h). */
+/*
+ * ref_pool_spin.c: the ref_spin_pool_* build (see ref_pool.h);
+ * ref_pool_bare.c, REF_POOL_BARE: ref_bare_pool_*, the spinlock alone.
+ */
 #include <pthread.h>
+#ifdef REF_POOL_BARE
+#define ref_pool		ref_bare_pool
+#define REF_FN(fn)		ref_bare_pool_##fn
+#else
 #define ref_pool		ref_spin_pool
 #define REF_FN(fn)		ref_spin_pool_##fn
+#endif
 typedef pthread_spinlock_t ref_lock_t;
 #define ref_lock_init(l)	pthread_spin_init(l, PTHREAD_PROCESS_PRIVATE)
 #define ref_lock_destroy(l)	pthread_spin_destroy(l)
-#ifdef DG_USER_PCP_IRQ_COST
-/* What spin_lock_irqsave() costs: the flags saved, as dmaguard's side. */
+#if defined(DG_USER_PCP_KERNEL_COST) && !defined(REF_POOL_BARE)
+/*
+ * What spin_lock_irqsave() adds: the flags saved (pushf) and restored
+ * (popf, where the kernel has cli and sti; user mode has neither).
+ */
 #define ref_lock(l, flags)	((flags) = dg_user_irq_save(), pthread_spin_lock(l))
 #define ref_unlock(l, flags)	(pthread_spin_unlock(l), dg_user_irq_restore(flags))
 #else

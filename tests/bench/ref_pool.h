@@ -10,6 +10,11 @@
 #ifndef _DMAGUARD_BENCH_REF_POOL_H
 #define _DMAGUARD_BENCH_REF_POOL_H
 
+/* Cores before pool v3 (BENCH_REV=) name the one-thread build so. */
+#if defined(DG_USER_PCP_IRQ_COST) && !defined(DG_USER_PCP_KERNEL_COST)
+#define DG_USER_PCP_KERNEL_COST
+#endif
+
 #include "dg_platform.h"
 
 /*
@@ -21,7 +26,11 @@
  *   ref_spin_pool_*  (ref_pool_spin.c) locks with a pthread_spinlock_t,
  *                    whatever the platform's lock is: the kind of lock
  *                    the kernel's dma_pool takes, for the multi-thread
- *                    runs.
+ *                    runs; in the one-thread build with the flags saved
+ *                    and restored, as spin_lock_irqsave();
+ *   ref_bare_pool_*  (ref_pool_bare.c) the same spinlock without the
+ *                    flags: the kernel's dma_pool with its interrupt
+ *                    toggle left out, a bound no kernel reaches.
  */
 #define REF_POOL_API(pool)						\
 struct pool;								\
@@ -35,5 +44,6 @@ void pool##_meta(struct pool *p, size_t *meta, size_t *blocks)
 
 REF_POOL_API(ref_pool);
 REF_POOL_API(ref_spin_pool);
+REF_POOL_API(ref_bare_pool);
 
 #endif /* _DMAGUARD_BENCH_REF_POOL_H */

@@ -81,6 +81,7 @@ void dgt_misuse_second_pool(struct misuse *m);
 /* dmaguard_test_atomic.c */
 void dgt_atomic_spinlock(void);
 void dgt_atomic_hardirq(void);
+void dgt_irq_on_busy_cache(void);
 
 /* dmaguard_test_reclaim.c */
 void dgt_reclaim(void);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dmaguard_test: GFP_ATOMIC allocations under a spinlock with interrupts
- * off, and from a hard interrupt (an hrtimer callback).
+ * off, from a hard interrupt (an hrtimer callback), and from hard
+ * interrupts that land inside the task's own allocations and frees.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -201,4 +202,129 @@ out:
 	}
 	kfree(ctx);
 	dg_ktap_result(&dgt_ktap, ok, "atomic_hardirq");
+}
+
+/* ---- case: interrupts inside this CPU's cache section ---- */
+
+/* At most this long (a slow CPU, or TCG), until this many bypasses. */
+#define DGT_BUSY_MS	5000
+#define DGT_BUSY_WANT	50
+#define DGT_BUSY_HELD	32
+
+struct busy_ctx {
+	struct hrtimer timer;
+	struct dmaguard_pool *pool;
+	unsigned int fired, got, wanted;
+	bool stop;
+};
+
+/* Every 50 us: four blocks allocated, written and freed. */
+static enum hrtimer_restart dgt_busy_fn(struct hrtimer *t)
+{
+	struct busy_ctx *ctx = container_of(t, struct busy_ctx, timer);
+	struct blk b[4];
+	unsigned int i;
+
+	ctx->fired++;
+	for (i = 0; i < ARRAY_SIZE(b); i++) {
+		void *v = dmaguard_pool_alloc(ctx->pool, GFP_ATOMIC, &b[i].d);
+
+		b[i].v = (unsigned long)v;
+		ctx->wanted++;
+		if (!v)
+			continue;
+		ctx->got++;
+		memset(v, 0x5a, 64);
+	}
+	for (i = 0; i < ARRAY_SIZE(b); i++)
+		if (b[i].v)
+			dmaguard_pool_free(ctx->pool, (void *)b[i].v, b[i].d);
+	if (READ_ONCE(ctx->stop))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, ns_to_ktime(50 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+/**
+ * dgt_irq_on_busy_cache() - case: a hard interrupt allocates and frees
+ * while the CPU it lands on is inside the pool's cache section
+ *
+ * The task allocates and frees in a loop while an hrtimer does the same on
+ * the same pool, until the pool has counted DGT_BUSY_WANT operations that
+ * went past a cache in use (dg_pool_alloc_bypass(), dg_pool_free_bypass()).
+ * On PREEMPT_RT the cache lock is taken, never tried, so none may be.
+ */
+void dgt_irq_on_busy_cache(void)
+{
+	struct dmaguard_pool_stats st;
+	struct dg_pool_stats core;
+	struct busy_ctx *ctx;
+	struct blk b[DGT_BUSY_HELD];
+	unsigned long end;
+	unsigned int i, loops = 0, failed = 0;
+	bool ok = true;
+
+	dgt_case_begin();
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	EXPECT(ok, ctx, "no memory");
+	if (!ctx)
+		goto out;
+	ctx->pool = dmaguard_pool_create("dgt_busy", dgt_dev, 64, 64, 0);
+	EXPECT(ok, ctx->pool, "create failed");
+	if (!ok)
+		goto out;
+	hrtimer_init(&ctx->timer, CLOCK_MONOTONIC, DGT_IRQ_MODE);
+	ctx->timer.function = dgt_busy_fn;
+	hrtimer_start(&ctx->timer, ns_to_ktime(50 * NSEC_PER_USEC), DGT_IRQ_MODE);
+	end = jiffies + msecs_to_jiffies(DGT_BUSY_MS);
+	do {
+		for (i = 0; i < DGT_BUSY_HELD; i++) {
+			void *v = dmaguard_pool_alloc(ctx->pool, GFP_KERNEL,
+						      &b[i].d);
+
+			b[i].v = (unsigned long)v;
+			if (v)
+				memset(v, 0xa5, 64);
+			else
+				failed++;
+		}
+		for (i = 0; i < DGT_BUSY_HELD; i++)
+			if (b[i].v && !dgt_all_bytes((void *)b[i].v, 64, 0xa5))
+				failed++;
+		dgt_free_blocks(ctx->pool, b, DGT_BUSY_HELD);
+		loops++;
+		dg_pool_get_stats(dg_test_core(ctx->pool), &core);
+		if (core.cache_bypass >= DGT_BUSY_WANT)
+			break;
+		/* PREEMPT_RT: enough interrupts to have seen one. */
+		if (IS_ENABLED(CONFIG_PREEMPT_RT) &&
+		    READ_ONCE(ctx->fired) >= 4 * DGT_BUSY_WANT)
+			break;
+		cond_resched();
+	} while (time_before(jiffies, end));
+	WRITE_ONCE(ctx->stop, true);
+	hrtimer_cancel(&ctx->timer);
+	dg_pool_get_stats(dg_test_core(ctx->pool), &core);
+	pr_info("# irq_on_busy_cache: %u loops, %u interrupts, %llu operations past the cache in use\n",
+		loops, ctx->fired, core.cache_bypass);
+	EXPECT(ok, ctx->fired && ctx->got == ctx->wanted,
+	       "%u interrupts, %u of %u allocations", ctx->fired, ctx->got,
+	       ctx->wanted);
+	EXPECT(ok, !failed, "%u failed or overwritten blocks in the task",
+	       failed);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		EXPECT(ok, !core.cache_bypass, "%llu bypasses on PREEMPT_RT",
+		       core.cache_bypass);
+	else
+		EXPECT(ok, core.cache_bypass >= DGT_BUSY_WANT,
+		       "only %llu of %u bypasses in %u ms", core.cache_bypass,
+		       DGT_BUSY_WANT, DGT_BUSY_MS);
+	dgt_stats(ctx->pool, &st);
+	EXPECT(ok, st.blocks_in_use == 0 && !dgt_bad_total(&st),
+	       "in use %llu, bad %llu", st.blocks_in_use, dgt_bad_total(&st));
+out:
+	if (ctx)
+		dmaguard_pool_destroy(ctx->pool);
+	kfree(ctx);
+	dg_ktap_result(&dgt_ktap, ok, "irq_on_busy_cache");
 }

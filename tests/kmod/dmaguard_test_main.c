@@ -233,7 +233,7 @@ static const struct {
 };
 
 /* Every case but the geometry rows. */
-#define DGT_NR_OTHER		17
+#define DGT_NR_OTHER		18
 
 static char *only;
 module_param(only, charp, 0444);
@@ -282,6 +282,7 @@ static int __init dgt_init(void)
 	dgt_public_opts_stats();
 	dgt_atomic_spinlock();
 	dgt_atomic_hardirq();
+	dgt_irq_on_busy_cache();
 	dgt_misuse(m);
 	dgt_misuse_not_applied(m);
 	dgt_misuse_second_pool(m);

@@ -6,8 +6,14 @@
  * as a torn stamp. Built twice by unit.mk: with ASan+UBSan like the other
  * tests, and with TSan (test_pool_threads-tsan) against a TSan build of
  * the core, where the data races themselves are the check.
+ *
+ * same_cpu: the threads share one "CPU" slot, so each finds the slot's
+ * cache taken by the other now and then and goes past it, as an interrupt
+ * does in the kernel (dg_pool_alloc_bypass(), dg_pool_free_bypass()); they
+ * run until the pool has counted such operations.
  */
 #include <pthread.h>
+#include <unistd.h>
 #include "dg_test.h"
 
 #define NTHREADS	2
@@ -20,6 +26,7 @@ struct worker {
 	struct dg_pool *pool;
 	size_t size;
 	unsigned char stamp;
+	int *stop;		/* same_cpu: run until set, on slot 0 */
 	unsigned long torn, allocs, failed;
 };
 
@@ -41,7 +48,10 @@ static void *work(void *arg)
 	int round, i, k;
 
 	memset(held, 0, sizeof(held));
-	for (round = 0; round < ROUNDS; round++) {
+	if (w->stop)
+		dg_user_set_cpu(0);
+	for (round = 0; w->stop ? !__atomic_load_n(w->stop, __ATOMIC_ACQUIRE) :
+	     round < ROUNDS; round++) {
 		for (i = 0; i < HOLD; i++) {
 			if (held[i].v)
 				continue;
@@ -107,11 +117,51 @@ static void threads(void **state)
 	assert_int_equal(dg_pool_destroy(pool), 0);
 }
 
+/* Seconds same_cpu waits for bypasses before it fails. */
+#define SAME_CPU_LIMIT	20
+
+static void same_cpu(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	struct worker w[NTHREADS];
+	pthread_t t[NTHREADS];
+	u64 bypass = 0;
+	int i, stop = 0, waited;
+
+	assert_non_null(pool);
+	for (i = 0; i < NTHREADS; i++) {
+		w[i] = (struct worker){ .pool = pool, .size = r->size,
+					.stamp = (unsigned char)(0x21 * (i + 1)),
+					.stop = &stop };
+		assert_int_equal(pthread_create(&t[i], NULL, work, &w[i]), 0);
+	}
+	for (waited = 0; waited < SAME_CPU_LIMIT * 100; waited++) {
+		bypass = dgt_stats(pool).cache_bypass;
+		if (bypass >= 100)
+			break;
+		usleep(10000);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < NTHREADS; i++) {
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_int_equal(w[i].torn, 0);
+		assert_int_equal(w[i].failed, 0);
+	}
+	print_message("    # %s: %llu operations past the cache in use\n",
+		      r->name, (unsigned long long)dgt_stats(pool).cache_bypass);
+	assert_true(bypass >= 100);
+	assert_int_equal(dgt_stats(pool).blocks_in_use, 0);
+	assert_int_equal(dgt_stats(pool).bad_frees[DG_BAD_DOUBLE], 0);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[DGT_NR_ROWS];
+	struct CMUnitTest tests[2 * DGT_NR_ROWS];
 
 	DGT_ROW_TESTS(tests, threads, "threads");
-	return _cmocka_run_group_tests("pool_threads", tests, DGT_NR_ROWS,
+	DGT_ROW_TESTS(tests + DGT_NR_ROWS, same_cpu, "same_cpu");
+	return _cmocka_run_group_tests("pool_threads", tests, 2 * DGT_NR_ROWS,
 				       NULL, NULL);
 }

@@ -80,31 +80,120 @@ void dg_report_bad_free(void *dev, bool first, const char *pool,
 #define dg_hweight_long(word)		hweight_long(word)
 
 /*
- * Per-CPU block caches: a local_lock_t (interrupts off, or a per-CPU lock
- * on PREEMPT_RT) guards this CPU's cache; the pool lock nests inside it.
- * dg_pcp_lock() returns the locked cache of the CPU it runs on.
+ * Per-CPU block caches. On !PREEMPT_RT a cache is taken with a trylock,
+ * as mainline's local_trylock_t (6.16) takes one: preemption off and a
+ * per-CPU flag, no interrupt toggle and no atomic. Only an interrupt that
+ * lands inside a CPU's section can find the flag set (process context
+ * cannot run there while preemption is off, and an interrupt's section
+ * ends before the code it interrupted resumes); dg_pcp_trylock() then
+ * returns NULL and the caller goes past the cache, to the chunks under the
+ * pool lock. So the pool lock is always taken with interrupts saved, and
+ * the cache section is an RCU read-side section (preemption off).
+ *
+ * On PREEMPT_RT the cache is a local_lock_t (a per-CPU spinlock_t that
+ * holds the RCU read lock); interrupt handlers run in threads there, so
+ * the lock is taken, never tried.
+ *
+ * dg_pcp_trylock(pcp) returns this CPU's cache, taken, or NULL;
+ * dg_pcp_lock(pcp), for process context (the drains), one that is never
+ * NULL; dg_pcp_unlock(pcp, cache) gives it back.
  */
+#ifndef CONFIG_PREEMPT_RT
+struct dg_cpu_lock {
+	bool held;
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	struct lockdep_map dep_map;
+#endif
+};
+
+/* One lockdep class for every cache: a try, so never a deadlock report. */
+static inline void dg_cpu_lock_init(struct dg_cpu_lock *l)
+{
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	static struct lock_class_key key;
+
+	lockdep_init_map(&l->dep_map, "dg_pcp", &key, 0);
+#endif
+	l->held = false;
+}
+
+static __always_inline struct dg_cpu_lock *
+dg_cpu_trylock(struct dg_cpu_lock __percpu *pl)
+{
+	struct dg_cpu_lock *l;
+
+	preempt_disable();
+	l = this_cpu_ptr(pl);
+	if (unlikely(READ_ONCE(l->held))) {
+		preempt_enable();
+		return NULL;
+	}
+	WRITE_ONCE(l->held, true);
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	lock_map_acquire_try(&l->dep_map);
+#endif
+	barrier();	/* the section after the flag */
+	return l;
+}
+
+static __always_inline void dg_cpu_unlock(struct dg_cpu_lock __percpu *pl,
+					  struct dg_cpu_lock *l)
+{
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	lock_map_release(&l->dep_map);
+#endif
+	barrier();	/* the section before the flag */
+	WRITE_ONCE(l->held, false);
+	preempt_enable();
+}
+
+/* Process context: nothing on this CPU is inside a section. */
+static __always_inline struct dg_cpu_lock *
+dg_cpu_lock(struct dg_cpu_lock __percpu *pl)
+{
+	might_sleep();
+	return dg_cpu_trylock(pl);
+}
+#else /* CONFIG_PREEMPT_RT */
 struct dg_cpu_lock {
 	local_lock_t l;
 };
 
-#define dg_cpu_lock_init(cl)		local_lock_init(&(cl)->l)
+static inline void dg_cpu_lock_init(struct dg_cpu_lock *l)
+{
+	local_lock_init(&l->l);
+}
+
+static __always_inline struct dg_cpu_lock *
+dg_cpu_trylock(struct dg_cpu_lock __percpu *pl)
+{
+	local_lock(&pl->l);
+	return this_cpu_ptr(pl);
+}
+
+static __always_inline void dg_cpu_unlock(struct dg_cpu_lock __percpu *pl,
+					  struct dg_cpu_lock *l)
+{
+	local_unlock(&pl->l);
+}
+
+#define dg_cpu_lock(pl)			dg_cpu_trylock(pl)
+#endif
+
+/* The cache its struct dg_cpu_lock begins (pool_internal.h asserts it). */
+#define dg_pcp_trylock(pcp)	((void *)dg_cpu_trylock(&(pcp)->cpu_lock))
+#define dg_pcp_lock(pcp)	((void *)dg_cpu_lock(&(pcp)->cpu_lock))
+#define dg_pcp_unlock(pcp, c)	dg_cpu_unlock(&(pcp)->cpu_lock, &(c)->cpu_lock)
+
 #define dg_percpu_alloc(type)		alloc_percpu_gfp(type, GFP_KERNEL)
 #define dg_percpu_free(p)		free_percpu(p)
 #define dg_percpu_ptr(p, cpu)		per_cpu_ptr(p, cpu)
 #define dg_for_each_cpu(cpu)		for_each_possible_cpu(cpu)
 #define dg_nr_cpus()			num_possible_cpus()
-#define dg_pcp_lock(pcp, flags) ({					\
-	typeof(pcp) _pcp = (pcp);					\
-	local_lock_irqsave(&_pcp->cpu_lock.l, flags);			\
-	this_cpu_ptr(_pcp);						\
-})
-#define dg_pcp_unlock(pcp, flags) \
-	local_unlock_irqrestore(&(pcp)->cpu_lock.l, flags)
 /*
- * Wait for every dg_pcp_lock() section that began before: they are RCU
- * read-side sections (interrupts off; on PREEMPT_RT a spinlock_t, which
- * holds the RCU read lock), so no CPU needs to be visited. May sleep.
+ * Wait for every cache section that began before: they are RCU read-side
+ * sections (preemption off; on PREEMPT_RT a spinlock_t, which holds the
+ * RCU read lock), so no CPU needs to be visited. May sleep.
  */
 #define dg_pcp_sync(pcp)		((void)(pcp), synchronize_rcu())
 

@@ -249,10 +249,18 @@ void dg_user_chunk_release(const void *p)
 
 /* "CPUs": a thread's slot, round robin at first use (dg_platform.h). */
 static int next_cpu;
-#ifndef DG_USER_PCP_IRQ_COST
+#ifndef DG_USER_PCP_KERNEL_COST
 __thread int dg_user_cpu_id = -1;
 #else
 __thread int dg_user_cpu_id;	/* one thread: dg_user_this_cpu() */
+/* The stand-ins of preempt_count and a pending reschedule (never set). */
+__thread int dg_user_preempt_count;
+int dg_user_need_resched;
+
+void dg_user_preempt_schedule(void)
+{
+	dg_user_need_resched = 0;
+}
 #endif
 
 int dg_user_first_cpu(void)

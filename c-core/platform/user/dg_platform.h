@@ -161,9 +161,10 @@ void dg_chunk_mem_free(void *dev, size_t size, void __dma *mem,
 /*
  * Per-CPU block caches. Userspace has no "this CPU" that stays put, so a
  * thread gets one of DG_USER_CPUS slots (round robin at its first use)
- * and a slot's cache is guarded by a test-and-set lock: uncontended, one
- * atomic exchange, as a local_lock costs an interrupt toggle. Tests move
- * a thread to another slot with dg_user_set_cpu().
+ * and a slot's cache is guarded by a test-and-set lock, tried as the
+ * kernel's is (dg_pcp_trylock(): NULL when another thread holds the slot,
+ * as an interrupt finds a CPU's cache in use in the kernel). Tests move a
+ * thread to another slot with dg_user_set_cpu().
  */
 #define DG_USER_CPUS	8
 
@@ -187,17 +188,13 @@ void dg_user_set_cpu(int cpu);
 extern __thread int dg_user_cpu_id;
 int dg_user_first_cpu(void);
 
-#ifndef DG_USER_PCP_IRQ_COST
+#ifndef DG_USER_PCP_KERNEL_COST
 static inline int dg_user_this_cpu(void)
 {
 	int cpu = dg_user_cpu_id;
 
 	return __builtin_expect(cpu >= 0, 1) ? cpu : dg_user_first_cpu();
 }
-#else
-/* One thread, on "CPU" 0 from the start (chunk_mem.c): a plain read. */
-#define dg_user_this_cpu()	dg_user_cpu_id
-#endif
 
 static inline void dg_user_cpu_lock(struct dg_cpu_lock *cl)
 {
@@ -206,36 +203,72 @@ static inline void dg_user_cpu_lock(struct dg_cpu_lock *cl)
 			__builtin_ia32_pause();
 }
 
-static inline void dg_user_cpu_unlock(struct dg_cpu_lock *cl)
-{
-	__atomic_store_n(&cl->locked, 0, __ATOMIC_RELEASE);
-}
-
-#ifndef DG_USER_PCP_IRQ_COST
-#define dg_pcp_lock(pcp, flags) ({					\
+#define dg_pcp_trylock(pcp) ({						\
 	__typeof__(pcp) _p = &(pcp)[dg_user_this_cpu()];		\
-	(flags) = 0;							\
+	__atomic_exchange_n(&_p->cpu_lock.locked, 1, __ATOMIC_ACQUIRE) ? \
+		NULL : _p;						\
+})
+#define dg_pcp_lock(pcp) ({						\
+	__typeof__(pcp) _p = &(pcp)[dg_user_this_cpu()];		\
 	dg_user_cpu_lock(&_p->cpu_lock);				\
 	_p;								\
 })
-#define dg_pcp_unlock(pcp, flags) \
-	((void)(flags), dg_user_cpu_unlock(&(pcp)[dg_user_this_cpu()].cpu_lock))
+#define dg_pcp_unlock(pcp, c) \
+	((void)(pcp), __atomic_store_n(&(c)->cpu_lock.locked, 0, __ATOMIC_RELEASE))
 /* The kernel's waits for an RCU grace period; here, each lock in turn. */
 #define dg_pcp_sync(pcp) do {						\
 	int _c;								\
 									\
 	for (_c = 0; _c < DG_USER_CPUS; _c++) {				\
 		dg_user_cpu_lock(&(pcp)[_c].cpu_lock);			\
-		dg_user_cpu_unlock(&(pcp)[_c].cpu_lock);		\
+		__atomic_store_n(&(pcp)[_c].cpu_lock.locked, 0,		\
+				 __ATOMIC_RELEASE);			\
 	}								\
 } while (0)
 #else
 /*
  * One-thread benchmark builds (pool_bench's one-CPU rows): the cache lock
- * costs what the kernel's local_lock_irqsave() costs on !PREEMPT_RT, the
- * flags saved (pushf) and restored (popf; in user mode it cannot change
- * IF, the cli has no user-mode equivalent), and no atomic. It excludes
- * nothing: only for programs that run the pools on one thread.
+ * costs what the kernel's costs on !PREEMPT_RT, a preempt count taken and
+ * dropped (with the test for a pending reschedule) and the flag read and
+ * written, no atomic; this CPU is a plain read, as this_cpu_ptr() is an
+ * add. It excludes nothing: only for programs that run the pools on one
+ * thread, on "CPU" 0 from the start (chunk_mem.c).
+ */
+#define dg_user_this_cpu()	dg_user_cpu_id
+extern __thread int dg_user_preempt_count;
+extern int dg_user_need_resched;
+void dg_user_preempt_schedule(void);
+
+#define dg_pcp_trylock(pcp) ({						\
+	__typeof__(pcp) _p = &(pcp)[dg_user_this_cpu()];		\
+									\
+	dg_user_preempt_count++;					\
+	__asm__ __volatile__("" : : : "memory");			\
+	if (__builtin_expect(!*(volatile int *)&_p->cpu_lock.locked, 1)) { \
+		*(volatile int *)&_p->cpu_lock.locked = 1;		\
+		__asm__ __volatile__("" : : : "memory");		\
+	} else {							\
+		dg_user_preempt_count--;				\
+		_p = NULL;						\
+	}								\
+	_p;								\
+})
+#define dg_pcp_lock(pcp)		dg_pcp_trylock(pcp)
+#define dg_pcp_unlock(pcp, c) do {					\
+	__asm__ __volatile__("" : : : "memory");			\
+	*(volatile int *)&(c)->cpu_lock.locked = 0;			\
+	__asm__ __volatile__("" : : : "memory");			\
+	if (__builtin_expect(!--dg_user_preempt_count &&		\
+			     *(volatile int *)&dg_user_need_resched, 0))	\
+		dg_user_preempt_schedule();				\
+} while (0)
+#define dg_pcp_sync(pcp)		((void)(pcp))	/* one thread */
+
+/*
+ * For the in-band reference pool of the same build (tests/bench): what
+ * spin_lock_irqsave() adds to the lock, the flags saved (pushf) and
+ * restored (popf; in user mode it cannot change IF, the cli has no
+ * user-mode equivalent).
  */
 static inline unsigned long dg_user_irq_save(void)
 {
@@ -249,13 +282,6 @@ static inline void dg_user_irq_restore(unsigned long f)
 {
 	__asm__ __volatile__("push %0; popf" : : "r"(f) : "memory", "cc");
 }
-
-#define dg_pcp_lock(pcp, flags) ({					\
-	(flags) = dg_user_irq_save();					\
-	&(pcp)[dg_user_this_cpu()];					\
-})
-#define dg_pcp_unlock(pcp, flags)	dg_user_irq_restore(flags)
-#define dg_pcp_sync(pcp)		((void)(pcp))	/* one thread */
 #endif
 
 void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
