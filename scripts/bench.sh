@@ -54,6 +54,9 @@
 #   BENCH_BACKENDS=.. backends to boot (default "direct iommu")
 #   BENCH_SMP=...     vCPU counts to boot (default "1 2 4"; 1 runs the rows)
 #   BENCH_DG_ARGS=... extra dmaguard.ko parameters, e.g. reclaim_delay_ms=
+#   BENCH_APPEND=...  extra kernel command line of the pool boots, e.g.
+#                     "init_on_alloc=0" (both pools then skip the zeroing
+#                     Debian's kernels do by default: the allocators alone)
 #   NATIVE_ARGS=...   extra pool_bench arguments (default reps 9)
 #   NATIVE_MT_ARGS=.. the multi-thread run's pool_bench arguments
 #                     (default "-t 2,4": 2 and 4 threads; -m MS, -r REPS)
@@ -266,6 +269,7 @@ vm_boot() {
 	  echo "qemu: $(backend_qemu "$backend")"
 	  [ -z "$(backend_append "$backend")" ] ||
 		echo "append: $(backend_append "$backend")"
+	  [ -z "${BENCH_APPEND:-}" ] || echo "append: $BENCH_APPEND"
 	  if [ "${BENCH_ICOUNT:-0}" = 1 ]; then
 		# Guest clock = guest instructions (1 ns each): a
 		# deterministic count, blind to what each costs in TCG.

@@ -16,9 +16,9 @@
 #   make prof-pool      the same for an alloc + free pair, dma_pool beside
 #                       dmaguard (ROW= picks the dmapool_test row)
 # Knobs (environment): KVER, BENCH_BACKENDS, BENCH_SMP, BENCH_ARGS,
-# BENCH_DG_ARGS, NATIVE_ARGS, NATIVE_MT_ARGS, CALLGRIND, CG_ROUNDS. The
-# module's load-and-print smoke test is a VM spec of `make check`
-# (tests/vm/bench-smoke.vmtest).
+# BENCH_DG_ARGS, BENCH_APPEND, NATIVE_ARGS, NATIVE_MT_ARGS, CALLGRIND,
+# CG_ROUNDS. The module's load-and-print smoke test is a VM spec of
+# `make check` (tests/vm/bench-smoke.vmtest).
 
 BENCH_OUT	:= $(BUILD)/bench
 BENCH_SRCS	:= tests/bench/pool_bench.c tests/bench/pool_bench_mt.c \
