@@ -75,7 +75,8 @@ struct dg_pcp {
 	struct dg_pcp_run freed;
 };
 
-static_assert(offsetof(struct dg_pcp, cpu_lock) == 0);
+static_assert(offsetof(struct dg_pcp, cpu_lock) == 0,
+	      "dg_pcp_trylock() returns the cache its lock begins");
 
 struct dg_pool {
 	spinlock_t lock;		/* see "Locking" above */
