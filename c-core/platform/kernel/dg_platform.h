@@ -106,7 +106,13 @@ struct dg_cpu_lock {
 #endif
 };
 
-/* One lockdep class for every cache: a try, so never a deadlock report. */
+/*
+ * One lockdep class for every cache. Sections that may interrupt another
+ * are tries (never a deadlock); the process-context lock is a lock, as
+ * mainline's local_lock() on a local_trylock_t is, so that an order the
+ * PREEMPT_RT build would deadlock on (it takes the cache, never tries)
+ * is reported on the debug kernel too.
+ */
 static inline void dg_cpu_lock_init(struct dg_cpu_lock *l)
 {
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
@@ -118,7 +124,7 @@ static inline void dg_cpu_lock_init(struct dg_cpu_lock *l)
 }
 
 static __always_inline struct dg_cpu_lock *
-dg_cpu_trylock(struct dg_cpu_lock __percpu *pl)
+__dg_cpu_trylock(struct dg_cpu_lock __percpu *pl)
 {
 	struct dg_cpu_lock *l;
 
@@ -129,6 +135,16 @@ dg_cpu_trylock(struct dg_cpu_lock __percpu *pl)
 		return NULL;
 	}
 	WRITE_ONCE(l->held, true);
+	return l;
+}
+
+static __always_inline struct dg_cpu_lock *
+dg_cpu_trylock(struct dg_cpu_lock __percpu *pl)
+{
+	struct dg_cpu_lock *l = __dg_cpu_trylock(pl);
+
+	if (!l)
+		return NULL;
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	lock_map_acquire_try(&l->dep_map);
 #endif
@@ -151,8 +167,15 @@ static __always_inline void dg_cpu_unlock(struct dg_cpu_lock __percpu *pl,
 static __always_inline struct dg_cpu_lock *
 dg_cpu_lock(struct dg_cpu_lock __percpu *pl)
 {
+	struct dg_cpu_lock *l;
+
 	might_sleep();
-	return dg_cpu_trylock(pl);
+	l = __dg_cpu_trylock(pl);
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	lock_map_acquire(&l->dep_map);
+#endif
+	barrier();	/* the section after the flag */
+	return l;
 }
 #else /* CONFIG_PREEMPT_RT */
 struct dg_cpu_lock {
