@@ -135,6 +135,7 @@ __dg_cpu_trylock(struct dg_cpu_lock __percpu *pl)
 		return NULL;
 	}
 	WRITE_ONCE(l->held, true);
+	barrier();	/* the section after the flag */
 	return l;
 }
 
@@ -148,7 +149,6 @@ dg_cpu_trylock(struct dg_cpu_lock __percpu *pl)
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	lock_map_acquire_try(&l->dep_map);
 #endif
-	barrier();	/* the section after the flag */
 	return l;
 }
 
@@ -174,7 +174,6 @@ dg_cpu_lock(struct dg_cpu_lock __percpu *pl)
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	lock_map_acquire(&l->dep_map);
 #endif
-	barrier();	/* the section after the flag */
 	return l;
 }
 #else /* CONFIG_PREEMPT_RT */
