@@ -7,10 +7,15 @@
  * tests, and with TSan (test_pool_threads-tsan) against a TSan build of
  * the core, where the data races themselves are the check.
  *
- * same_cpu: the threads share one "CPU" slot, so each finds the slot's
- * cache taken by the other now and then and goes past it, as an interrupt
- * does in the kernel (dg_pool_alloc_bypass(), dg_pool_free_bypass()); they
- * run until the pool has counted such operations.
+ * same_cpu: the threads share one "CPU" slot, so each may find the slot's
+ * cache taken by the other and go past it, as an interrupt does in the
+ * kernel (dg_pool_alloc_bypass(), dg_pool_free_bypass()). How often that
+ * happens is the scheduler's business; that it happens exactly as often
+ * as a trylock found the slot taken (dg_user_pcp_busy) is the pool's.
+ *
+ * irq_in_section: a test's interrupt (dg_user_pcp_interrupt()) lands
+ * inside the section of an allocation and of a free, and allocates and
+ * frees there: every one of its calls goes past the cache, counted.
  */
 #include <pthread.h>
 #include <unistd.h>
@@ -26,7 +31,7 @@ struct worker {
 	struct dg_pool *pool;
 	size_t size;
 	unsigned char stamp;
-	int *stop;		/* same_cpu: run until set, on slot 0 */
+	bool same_cpu;		/* every worker on slot 0 */
 	unsigned long torn, allocs, failed;
 };
 
@@ -48,10 +53,9 @@ static void *work(void *arg)
 	int round, i, k;
 
 	memset(held, 0, sizeof(held));
-	if (w->stop)
+	if (w->same_cpu)
 		dg_user_set_cpu(0);
-	for (round = 0; w->stop ? !__atomic_load_n(w->stop, __ATOMIC_ACQUIRE) :
-	     round < ROUNDS; round++) {
+	for (round = 0; round < ROUNDS; round++) {
 		for (i = 0; i < HOLD; i++) {
 			if (held[i].v)
 				continue;
@@ -117,45 +121,125 @@ static void threads(void **state)
 	assert_int_equal(dg_pool_destroy(pool), 0);
 }
 
-/* Seconds same_cpu waits for bypasses before it fails. */
-#define SAME_CPU_LIMIT	20
-
 static void same_cpu(void **state)
 {
 	const struct dgt_row *r = *state;
 	struct dg_pool *pool = dgt_create_row(r);
+	unsigned long busy = __atomic_load_n(&dg_user_pcp_busy,
+					     __ATOMIC_RELAXED);
 	struct worker w[NTHREADS];
 	pthread_t t[NTHREADS];
-	u64 bypass = 0, ops = 0;
-	int i, stop = 0, waited;
+	u64 bypass, ops = 0;
+	int i;
 
 	assert_non_null(pool);
 	for (i = 0; i < NTHREADS; i++) {
 		w[i] = (struct worker){ .pool = pool, .size = r->size,
 					.stamp = (unsigned char)(0x21 * (i + 1)),
-					.stop = &stop };
+					.same_cpu = true };
 		assert_int_equal(pthread_create(&t[i], NULL, work, &w[i]), 0);
 	}
-	for (waited = 0; waited < SAME_CPU_LIMIT * 100; waited++) {
-		bypass = dgt_stats(pool).cache_bypass;
-		if (bypass >= 100)
-			break;
-		usleep(10000);
-	}
-	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < NTHREADS; i++) {
 		assert_int_equal(pthread_join(t[i], NULL), 0);
 		assert_int_equal(w[i].torn, 0);
 		assert_int_equal(w[i].failed, 0);
 		ops += 2 * w[i].allocs;		/* each block allocated and freed */
 	}
+	busy = __atomic_load_n(&dg_user_pcp_busy, __ATOMIC_RELAXED) - busy;
 	bypass = dgt_stats(pool).cache_bypass;
-	print_message("    # %s: %llu of %llu operations past the cache in use\n",
+	print_message("    # %s: %llu of %llu operations found the cache in use\n",
 		      r->name, (unsigned long long)bypass,
 		      (unsigned long long)ops);
-	assert_true(bypass >= 100);
-	/* Only a thread that found the slot taken may go past it. */
-	assert_true(bypass < ops - ops / 10);
+	/* Exactly the calls that found the slot taken went past it. */
+	assert_int_equal(bypass, busy);
+	assert_int_equal(dgt_stats(pool).blocks_in_use, 0);
+	assert_int_equal(dgt_stats(pool).bad_frees[DG_BAD_DOUBLE], 0);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+}
+
+#define IRQ_OPS		8
+
+/* What a test's interrupt does on the pool its task is using. */
+struct irq {
+	struct dg_pool *pool;
+	size_t size;
+	struct dgt_blk *give;	/* blocks of the task's to free first */
+	int nr_give;
+	int ran;
+};
+
+static void irq_fn(void *arg)
+{
+	struct irq *irq = arg;
+	struct dgt_blk b[IRQ_OPS];
+	int i;
+
+	irq->ran++;
+	for (i = 0; i < irq->nr_give; i++)
+		assert_int_equal(dg_pool_free(irq->pool, irq->give[i].v,
+					      irq->give[i].dma), DG_FREE_OK);
+	for (i = 0; i < IRQ_OPS; i++) {
+		b[i].v = dg_pool_alloc(irq->pool, GFP_ATOMIC, &b[i].dma);
+		assert_non_null(b[i].v);
+		assert_true(b[i].dma == dg_user_bus_of(b[i].v));
+		memset(b[i].v, 0x5a, irq->size);
+	}
+	for (i = 0; i < IRQ_OPS; i++) {
+		assert_true(stamped(b[i].v, irq->size, 0x5a));
+		assert_int_equal(dg_pool_free(irq->pool, b[i].v, b[i].dma),
+				 DG_FREE_OK);
+	}
+}
+
+static void irq_in_section(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	struct irq irq = { .pool = pool, .size = r->size };
+	struct dgt_blk held[HOLD], give[2], x;
+	unsigned long busy;
+	u64 bypass;
+	int i;
+
+	assert_non_null(pool);
+	dg_user_set_cpu(0);
+	/* The slot's cache holds both free and handed-out blocks. */
+	for (i = 0; i < HOLD; i++) {
+		held[i] = dgt_alloc(pool, GFP_KERNEL, r->size, r->align,
+				    r->boundary);
+		memset(held[i].v, i, r->size);
+	}
+	for (i = 0; i < HOLD; i += 2)
+		assert_int_equal(dg_pool_free(pool, held[i].v, held[i].dma),
+				 DG_FREE_OK);
+	busy = dg_user_pcp_busy;
+	bypass = dgt_stats(pool).cache_bypass;
+
+	/* Inside an allocation's section. */
+	dg_user_pcp_interrupt(irq_fn, &irq);
+	x = dgt_alloc(pool, GFP_KERNEL, r->size, r->align, r->boundary);
+	assert_int_equal(irq.ran, 1);
+	assert_int_equal(dg_user_pcp_busy - busy, 2 * IRQ_OPS);
+	assert_int_equal(dgt_stats(pool).cache_bypass - bypass, 2 * IRQ_OPS);
+
+	/* Inside a free's, freeing two of the task's blocks first. */
+	give[0] = held[1];
+	give[1] = held[3];
+	irq.give = give;
+	irq.nr_give = 2;
+	dg_user_pcp_interrupt(irq_fn, &irq);
+	assert_int_equal(dg_pool_free(pool, x.v, x.dma), DG_FREE_OK);
+	assert_int_equal(irq.ran, 2);
+	assert_int_equal(dg_user_pcp_busy - busy, 4 * IRQ_OPS + 2);
+	assert_int_equal(dgt_stats(pool).cache_bypass - bypass,
+			 4 * IRQ_OPS + 2);
+
+	/* The task's blocks were never handed to the interrupt. */
+	for (i = 5; i < HOLD; i += 2) {
+		assert_true(stamped(held[i].v, r->size, (unsigned char)i));
+		assert_int_equal(dg_pool_free(pool, held[i].v, held[i].dma),
+				 DG_FREE_OK);
+	}
 	assert_int_equal(dgt_stats(pool).blocks_in_use, 0);
 	assert_int_equal(dgt_stats(pool).bad_frees[DG_BAD_DOUBLE], 0);
 	assert_int_equal(dg_pool_destroy(pool), 0);
@@ -163,10 +247,12 @@ static void same_cpu(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[2 * DGT_NR_ROWS];
+	struct CMUnitTest tests[3 * DGT_NR_ROWS];
 
 	DGT_ROW_TESTS(tests, threads, "threads");
 	DGT_ROW_TESTS(tests + DGT_NR_ROWS, same_cpu, "same_cpu");
-	return _cmocka_run_group_tests("pool_threads", tests, 2 * DGT_NR_ROWS,
+	DGT_ROW_TESTS(tests + 2 * DGT_NR_ROWS, irq_in_section,
+		      "irq_in_section");
+	return _cmocka_run_group_tests("pool_threads", tests, 3 * DGT_NR_ROWS,
 				       NULL, NULL);
 }

@@ -17,6 +17,7 @@ unsigned long dg_user_reports_first;
 unsigned long dg_user_reports_again;
 unsigned long dg_user_reports_err;
 unsigned long dg_user_cpu_visits;
+unsigned long dg_user_pcp_busy;
 
 struct dg_user_counters dg_user_count;
 
@@ -274,6 +275,25 @@ void dg_user_set_cpu(int cpu)
 {
 	dg_user_cpu_id = cpu % DG_USER_CPUS;
 }
+
+#ifndef DG_USER_PCP_KERNEL_COST
+__thread void (*dg_user_pcp_irq)(void *arg);
+static __thread void *pcp_irq_arg;
+
+void dg_user_pcp_interrupt(void (*fn)(void *arg), void *arg)
+{
+	pcp_irq_arg = arg;
+	dg_user_pcp_irq = fn;
+}
+
+void dg_user_pcp_run_irq(void)
+{
+	void (*fn)(void *arg) = dg_user_pcp_irq;
+
+	dg_user_pcp_irq = NULL;
+	fn(pcp_irq_arg);
+}
+#endif
 
 void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
 		    void *arg)

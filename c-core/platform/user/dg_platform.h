@@ -188,6 +188,21 @@ void dg_user_set_cpu(int cpu);
 extern __thread int dg_user_cpu_id;
 int dg_user_first_cpu(void);
 
+/*
+ * Trylocks that found their slot taken (atomic; the one-thread benchmark
+ * builds do not count them): each sends exactly one call past the cache,
+ * so a test can check the pool's cache_bypass against it, whatever the
+ * scheduler did.
+ */
+extern unsigned long dg_user_pcp_busy;
+/*
+ * A test's interrupt: when set, it runs (once, cleared first) inside the
+ * next section this thread's trylock takes, as an interrupt landing there
+ * would in the kernel (dg_user_pcp_interrupt() in dg_user.h).
+ */
+extern __thread void (*dg_user_pcp_irq)(void *arg);
+void dg_user_pcp_run_irq(void);
+
 #ifndef DG_USER_PCP_KERNEL_COST
 static inline int dg_user_this_cpu(void)
 {
@@ -205,8 +220,14 @@ static inline void dg_user_cpu_lock(struct dg_cpu_lock *cl)
 
 #define dg_pcp_trylock(pcp) ({						\
 	__typeof__(pcp) _p = &(pcp)[dg_user_this_cpu()];		\
-	__atomic_exchange_n(&_p->cpu_lock.locked, 1, __ATOMIC_ACQUIRE) ? \
-		NULL : _p;						\
+									\
+	if (__atomic_exchange_n(&_p->cpu_lock.locked, 1, __ATOMIC_ACQUIRE)) { \
+		__atomic_fetch_add(&dg_user_pcp_busy, 1, __ATOMIC_RELAXED); \
+		_p = NULL;						\
+	} else if (__builtin_expect(dg_user_pcp_irq != NULL, 0)) {	\
+		dg_user_pcp_run_irq();					\
+	}								\
+	_p;								\
 })
 #define dg_pcp_lock(pcp) ({						\
 	__typeof__(pcp) _p = &(pcp)[dg_user_this_cpu()];		\

@@ -38,6 +38,14 @@ extern struct dg_user_counters dg_user_count;
 /* CPUs dg_on_each_cpu() ran its function on, in all (atomic). */
 extern unsigned long dg_user_cpu_visits;
 
+/*
+ * Run @fn(@arg) once, inside the next per-CPU cache section this thread
+ * takes with a trylock (an allocation's or a free's), as an interrupt
+ * landing in it would: every pool call @fn makes on this thread finds the
+ * section taken (dg_user_pcp_busy in dg_platform.h counts them).
+ */
+void dg_user_pcp_interrupt(void (*fn)(void *arg), void *arg);
+
 struct dg_pool;
 /*
  * Start the stand-in of @pool's reclaim work: a thread running
