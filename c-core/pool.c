@@ -413,13 +413,14 @@ unsigned int dg_pool_empty_chunks(struct dg_pool *pool)
  * @pool: the pool
  * @st: filled in
  *
- * Context: any context; under the pool lock, O(1) but for a sum over the
- * CPUs' cache counters.
+ * Context: any context; O(1) under the pool lock, after a sum over the
+ * CPUs' caches taken without it.
  */
 void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 {
 	struct dg_pcp *pcp;
 	unsigned long flags;
+	u64 cached = 0;
 	int cpu;
 	u32 i;
 
@@ -429,15 +430,21 @@ void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 	st->stride = pool->stride;
 	st->chunk_size = chunk_size(pool);
 	st->blocks_per_chunk = pool->blocks_per_chunk;
-	spin_lock_irqsave(&pool->lock, flags);
-	st->blocks_total = (u64)pool->nr_chunks * pool->blocks_per_chunk;
-	st->blocks_in_use = pool->in_use;
-	/* Cached blocks are free; the caches change under their own locks. */
+	/*
+	 * Cached blocks are free. The caches change under their own locks,
+	 * not the pool's (so the walk need not turn interrupts off): a block
+	 * allocated from one CPU's cache and freed into another's while this
+	 * walks them is counted twice. Never below zero, as
+	 * percpu_counter_sum_positive().
+	 */
 	dg_for_each_cpu(cpu) {
 		pcp = dg_percpu_ptr(pool->pcp, cpu);
-		st->blocks_in_use -= dg_hweight_long(READ_ONCE(pcp->alloc.bits)) +
-				     dg_hweight_long(READ_ONCE(pcp->freed.bits));
+		cached += dg_hweight_long(READ_ONCE(pcp->alloc.bits)) +
+			  dg_hweight_long(READ_ONCE(pcp->freed.bits));
 	}
+	spin_lock_irqsave(&pool->lock, flags);
+	st->blocks_total = (u64)pool->nr_chunks * pool->blocks_per_chunk;
+	st->blocks_in_use = pool->in_use > cached ? pool->in_use - cached : 0;
 	st->chunks = pool->nr_chunks;
 	st->chunks_empty = pool->nr_empty;
 	st->chunks_parked = pool->nr_parked;

@@ -154,14 +154,20 @@ static noinline bool pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
 	unsigned long bits, flags;
 	u32 first, nr;
 
-	if (pcp->freed.bits) {
+	bits = pcp->freed.bits;
+	if (bits) {
 		run->base = pcp->freed.base;
 		run->dma = pcp->freed.dma;
 		run->live = pcp->freed.live;
 		run->first = pcp->freed.first;
 		run->gen = pcp->freed.gen;
-		WRITE_ONCE(run->bits, pcp->freed.bits);
+		/*
+		 * Out of one run before into the other: a statistics reader
+		 * may miss these blocks for a moment rather than count them
+		 * twice (dg_pool_get_stats() clamps what it cannot order).
+		 */
 		WRITE_ONCE(pcp->freed.bits, 0);
+		WRITE_ONCE(run->bits, bits);
 		return true;
 	}
 	spin_lock_irqsave(&pool->lock, flags);
