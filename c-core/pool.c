@@ -298,8 +298,8 @@ void dg_chunk_drop(struct dg_pool *pool, struct dg_chunk *chunk, gfp_t gfp)
 	spin_lock_irqsave(&pool->lock, flags);
 	list_add(&chunk->node, &pool->deferred);
 	pool->nr_parked++;
-	spin_unlock_irqrestore(&pool->lock, flags);
 	dg_plat_reclaim_kick(&pool->plat, ~0u);
+	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
 /* Offset of the first block: what aligns the bus address to bus_align. */

@@ -65,8 +65,8 @@ struct dg_pcp_run {
 	dma_addr_t dma;		/* its bus address */
 	unsigned long *live;	/* the chunk's live-bit word of the group */
 	unsigned long bits;	/* its blocks, in their word; read unlocked */
+	unsigned long gen;
 	u32 first;		/* bit number of the group's first block */
-	u32 gen;
 };
 
 struct dg_pcp {
@@ -96,12 +96,16 @@ struct dg_pool {
 	u64 cache_bypass;		/* operations past a cache in use */
 	bool reported;			/* first bad free reported in full */
 
-	/* Read without the lock: geometry, fixed at creation, and the gen. */
-	struct dg_pcp __percpu *pcp;
+	/*
+	 * Read without the lock by every allocation and free: geometry,
+	 * fixed at creation, and the gen. Not on a line with the counters
+	 * above, which the slow paths and bypasses write.
+	 */
+	struct dg_pcp __percpu *pcp ____cacheline_aligned_in_smp;
 	u32 pcp_high;		/* blocks in a run's group; 0: no caches */
 	u32 run_shift;		/* log2 of that; 0 without caches */
 	unsigned long run_mask;	/* a group's bits, from bit 0 of a word */
-	u32 chunks_gen;		/* moves on when chunks are freed */
+	unsigned long chunks_gen; /* moves on when chunks are freed */
 	/* bytes from a run's base its blocks span; 0 without caches */
 	unsigned long run_span;
 	u32 size;

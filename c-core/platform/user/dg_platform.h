@@ -168,6 +168,9 @@ void dg_chunk_mem_free(void *dev, size_t size, void __dma *mem,
  */
 #define DG_USER_CPUS	8
 
+#define SMP_CACHE_BYTES			64
+#define ____cacheline_aligned_in_smp	__aligned(SMP_CACHE_BYTES)
+
 struct dg_cpu_lock {
 	int locked;
 };
