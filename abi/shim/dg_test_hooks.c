@@ -3,7 +3,8 @@
  * Test hooks: what dmaguard's own in-kernel test and benchmark modules
  * (tests/kmod/) need beyond the public interface, namely the chunk walk
  * that plays a hostile device, the core's free with its verdict, a forced
- * reclaim and the chunk memory held by all pools.
+ * reclaim, the chunk memory held by all pools, and a call made inside
+ * this CPU's cache section (where a test raises an interrupt).
  *
  * Built only into the test flavour of dmaguard.ko
  * (`make modules DMAGUARD_TEST_HOOKS=1`, see ./Kbuild), in namespace
@@ -18,6 +19,7 @@
 #include "dg_platform.h"
 #include "dg_kernel.h"
 #include "dg_test_hooks.h"
+#include "pool_internal.h"
 
 /**
  * dg_test_chunk_bytes() - chunk memory held by all pools
@@ -33,6 +35,34 @@ long dg_test_chunk_bytes(void)
 	return atomic_long_read(&dg_chunk_bytes);
 }
 DG_EXPORT_INTERNAL(dg_test_chunk_bytes);
+
+/**
+ * dg_test_in_cache_section() - call @fn inside this CPU's cache section
+ * @pool: the pool whose section is taken
+ * @fn: called with the section held (preemption off, interrupts on)
+ * @arg: its argument
+ *
+ * What a task inside dg_pool_alloc() or dg_pool_free() is to an interrupt
+ * that lands on its CPU: every pool call made on this CPU while @fn runs,
+ * from an interrupt @fn raises, finds the section taken and goes past the
+ * cache. @fn must not sleep, nor call the pool itself.
+ *
+ * Context: Process context, !PREEMPT_RT (there the section is a lock an
+ * interrupt never takes).
+ * Return: 0, or -EBUSY when the section was taken already.
+ */
+int dg_test_in_cache_section(struct dg_pool *pool, void (*fn)(void *arg),
+			     void *arg)
+{
+	struct dg_pcp *pcp = dg_pcp_trylock(pool->pcp);
+
+	if (!pcp)
+		return -EBUSY;
+	fn(arg);
+	dg_pcp_unlock(pool->pcp, pcp);
+	return 0;
+}
+DG_EXPORT_INTERNAL(dg_test_in_cache_section);
 
 DG_EXPORT_INTERNAL(dg_pool_for_each_chunk);
 DG_EXPORT_INTERNAL(dg_pool_reclaim);

@@ -15,6 +15,8 @@
 #include "pool.h"
 
 long dg_test_chunk_bytes(void);
+int dg_test_in_cache_section(struct dg_pool *pool, void (*fn)(void *arg),
+			     void *arg);
 
 /**
  * dg_test_stats() - a pool's statistics, through the public call

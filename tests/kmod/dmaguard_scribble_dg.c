@@ -181,8 +181,9 @@ struct dgs_row {
 	size_t size, align, boundary;
 	unsigned int ops, max_live;
 	/*
-	 * >0: at each quarter of the row, drain the pool and wait this long
-	 * so that reclaim gives chunks back, and the next ones are fresh.
+	 * >0: at each quarter of the row, free every block, wait this long
+	 * (the delayed reclaim may run), then drain and reclaim: the next
+	 * chunks are fresh.
 	 */
 	unsigned int pause_ms;
 };
@@ -309,6 +310,13 @@ static void dgs_run_row(const struct dgs_row *row)
 			while (s->n)
 				op_free(s, pool, dg_rand_below(&s->rng, s->n));
 			msleep(row->pause_ms);
+			/*
+			 * Whatever the delayed reclaim did meanwhile (when it
+			 * runs is the host's business), the chunks emptied go
+			 * back now, before the device scribbles again.
+			 */
+			dg_pool_drain(dg_test_core(pool));
+			dg_pool_reclaim(dg_test_core(pool), 0, 0);
 			device_scribbles(s, pool);
 		}
 		if (s->n == s->max ||

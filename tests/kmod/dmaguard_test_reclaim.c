@@ -23,6 +23,9 @@ MODULE_PARM_DESC(smp_iters, "Operations per thread in the concurrency case");
 
 /* ---- case: reclaim of chunks that stay empty ---- */
 
+/* pool.vmtest loads dmaguard.ko with reclaim_delay_ms=100. */
+#define DGT_RECLAIM_DELAY_MS	100
+
 /**
  * dgt_reclaim() - case: empty chunks go back after the delay, one kept
  */
@@ -34,6 +37,8 @@ void dgt_reclaim(void)
 	unsigned int n = 0, waited = 0;
 	long bytes0, bytes1;
 	bool ok = true;
+	s64 since_free;
+	ktime_t t_free;
 	dma_addr_t d;
 	void *v;
 
@@ -55,6 +60,8 @@ void dgt_reclaim(void)
 	dgt_stats(pool, &st0);
 	bytes0 = dg_test_chunk_bytes();
 	EXPECT(ok, st0.chunks == 4, "%u chunks for 4 chunks' worth", st0.chunks);
+	/* No chunk can have emptied before this. */
+	t_free = ktime_get();
 	if (b)
 		dgt_free_blocks(pool, b, n);
 	/* The blocks this CPU still caches go back to their chunks. */
@@ -63,23 +70,32 @@ void dgt_reclaim(void)
 	if (!ok)
 		goto out;
 	dgt_stats(pool, &st);
-	/* Hysteresis: nothing goes back the moment it empties. */
-	EXPECT(ok, st.chunks == 4 && st.chunks_empty == 4,
-	       "right after freeing: %u chunks, %u empty", st.chunks,
-	       st.chunks_empty);
+	since_free = ktime_ms_delta(ktime_get(), t_free);
+	/*
+	 * Hysteresis: nothing goes back before the delay. Checked only when
+	 * the statistics were read within it (a vCPU may be stalled for
+	 * longer on a loaded host: then the case says so).
+	 */
+	if (since_free < DGT_RECLAIM_DELAY_MS)
+		EXPECT(ok, st.chunks == 4 && st.chunks_empty == 4,
+		       "%lld ms after freeing: %u chunks, %u empty",
+		       since_free, st.chunks, st.chunks_empty);
+	else
+		pr_info("# reclaim: statistics read %lld ms after the frees: hysteresis not checked\n",
+			since_free);
 	msleep(400);
 	waited = 400;
 	/*
 	 * A release is counted under the pool lock, its memory freed after
 	 * dg_pcp_sync() (an RCU grace period: long on RT under load): wait
-	 * for both.
+	 * for both, as long as a loaded host may take.
 	 */
 	for (;;) {
 		dgt_stats(pool, &st);
 		bytes1 = dg_test_chunk_bytes();
 		if ((st.chunks_released >= 3 &&
 		     bytes0 - bytes1 >= 3 * (long)st.chunk_size) ||
-		    waited >= 5000)
+		    waited >= 30000)
 			break;
 		msleep(50);
 		waited += 50;
@@ -94,8 +110,6 @@ void dgt_reclaim(void)
 	EXPECT(ok, bytes0 - bytes1 == (long)st.chunks_released * st.chunk_size,
 	       "chunk bytes dropped by %ld for %llu chunks of %u",
 	       bytes0 - bytes1, st.chunks_released, st.chunk_size);
-	EXPECT(ok, waited <= 1000, "took %u ms (reclaim_delay_ms not 100?)",
-	       waited);
 	/* The kept chunk serves the next allocation. */
 	v = dmaguard_pool_alloc(pool, GFP_KERNEL, &d);
 	dgt_stats(pool, &st);

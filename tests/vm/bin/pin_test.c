@@ -25,6 +25,12 @@
 #define PAGE		4096UL
 #define DEV		"/dev/dmaguard_pin_test"
 #define NR_CASES	20
+/*
+ * Polls of 10 ms for what the cache's work item releases: how soon it runs
+ * is the scheduler's business (a loaded host, the debug or the rt kernel),
+ * that it runs with no further call into the cache is the cache's.
+ */
+#define WORK_POLLS	6000
 
 static unsigned int ktap_n;
 static int case_ok;
@@ -208,7 +214,7 @@ static long net_pins(void)
 /*
  * Entries invalidated while unused are released by the cache's work item,
  * or by the next get: a get that fails (page 1 is never mapped) releases
- * what is still waiting, then wait (up to a second) for a release the
+ * what is still waiting, then wait (up to a minute) for a release the
  * work item may have in progress: it is done when the process's locked
  * memory (VmPin, uncharged after the unpin) is what the cache's entries
  * hold. Afterwards the pin counts are exact.
@@ -222,12 +228,12 @@ static void settle(int fd)
 	g.addr = PAGE;
 	g.len = PAGE;
 	ioctl(fd, PT_IOC_GET, &g);
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < WORK_POLLS; i++) {
 		if (vm_pin_kb() * 1024 == (long)stats(fd).pinned_bytes)
 			return;
 		usleep(10000);
 	}
-	diag("settle: VmPin %ld kB, cache %llu bytes after 1 s", vm_pin_kb(),
+	diag("settle: VmPin %ld kB, cache %llu bytes after 60 s", vm_pin_kb(),
 	     (unsigned long long)stats(fd).pinned_bytes);
 }
 
@@ -544,9 +550,9 @@ static void case_protection(int fd)
 
 /*
  * A process that unmaps what the cache holds unused gets its pins and
- * its locked-memory charge back within a second, with no further call
- * into the driver: 64 MiB pinned and put, then munmap, then only reads
- * of /proc.
+ * its locked-memory charge back with no further call into the driver
+ * (the work item's delay is printed): 64 MiB pinned and put, then munmap,
+ * then only reads of /proc.
  */
 static void case_munmap_prompt(int fd)
 {
@@ -568,7 +574,7 @@ static void case_munmap_prompt(int fd)
 	CHECK(vm_pin_kb() == kb0 + (long)(len >> 10), "VmPin %ld kB, want %ld",
 	      vm_pin_kb(), kb0 + (long)(len >> 10));
 	munmap(p, len);
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < WORK_POLLS; i++) {
 		pins = net_pins();
 		kb = vm_pin_kb();
 		if (pins == pins0 && kb == kb0)
@@ -577,9 +583,9 @@ static void case_munmap_prompt(int fd)
 	}
 	diag("munmap: pins back after %d ms (%ld left), VmPin %ld kB (was %ld)",
 	     i * 10, pins - pins0, kb, kb0);
-	CHECK(pins == pins0, "%ld pins still held 1 s after munmap",
+	CHECK(pins == pins0, "%ld pins still held 60 s after munmap",
 	      pins - pins0);
-	CHECK(kb == kb0, "VmPin %ld kB 1 s after munmap, was %ld", kb, kb0);
+	CHECK(kb == kb0, "VmPin %ld kB 60 s after munmap, was %ld", kb, kb0);
 	result("munmap_released_promptly");
 }
 
@@ -660,8 +666,8 @@ static void case_shrinker(int fd)
 	      strerror(errno));
 	if (d >= 0)
 		close(d);
-	/* evicted now, released by the cache's work item: give it a second */
-	for (i = 0; i < 100; i++) {
+	/* evicted now, released by the cache's work item */
+	for (i = 0; i < WORK_POLLS; i++) {
 		st = stats(fd);
 		if (!st.entries && !vm_pin_kb())
 			break;
