@@ -120,14 +120,12 @@ int dg_pool_check_params(const struct dg_pool_params *p, const char **why)
 		*why = "name is NULL";
 	else if (!p->size)
 		*why = "size is 0";
-	else if (p->size > DG_BLOCK_MAX)
-		*why = "size larger than 1 MiB";
+	else if (p->size > INT_MAX)
+		*why = "size larger than INT_MAX";
 	else if (!is_power_of_2(align))
 		*why = "align is not a power of two";
-	else if (align > DG_BLOCK_MAX)
-		*why = "align larger than 1 MiB";
-	else if (ALIGN(p->size, align) > DG_BLOCK_MAX)
-		*why = "size rounded up to align is larger than 1 MiB";
+	else if (align > DG_STRIDE_MAX || ALIGN(p->size, align) > DG_STRIDE_MAX)
+		*why = "size rounded up to align is larger than 2 GiB";
 	else if (p->boundary && !is_power_of_2(p->boundary))
 		*why = "boundary is not a power of two";
 	else if (p->boundary && p->boundary < p->size)

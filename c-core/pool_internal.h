@@ -18,13 +18,21 @@
 #define DG_CHUNK_MIN		(2 * DG_PAGE_SIZE)
 #define DG_CHUNK_MAX		(64 * 1024ul)
 #define DG_CHUNK_MIN_BLOCKS	32
-#define DG_BLOCK_MAX		(1024 * 1024ul)
+/*
+ * Sizes are dma_pool_create()'s, up to INT_MAX; a block with its
+ * alignment (the stride, a u32 here as in the kernel's pool) fits in
+ * 2 GiB. Above DG_CHUNK_MAX a chunk is the stride rounded up to a power
+ * of two, so the chunk table's windows stay simple.
+ */
+#define DG_STRIDE_MAX		BIT(31)
 
 /*
- * offset / stride == (offset * recip) >> DG_RECIP_SHIFT exactly whenever
- * offset * stride < 2^DG_RECIP_SHIFT; offsets and strides stay below
- * 2^21 (DG_BLOCK_MAX, chunk at most twice that), so 42 bits suffice and
- * offset * recip stays below 2^64.
+ * With recip = 2^DG_RECIP_SHIFT / stride + 1, (offset * recip) >>
+ * DG_RECIP_SHIFT is offset / stride for every multiple of the stride
+ * below 2^DG_RECIP_SHIFT (offsets stay inside a chunk, at most 2^31), and
+ * the product stays below 2^60 (a chunk is at most 64 KiB or twice the
+ * stride). Any other offset gives a quotient whose product with the
+ * stride is not the offset: the callers check that.
  */
 #define DG_RECIP_SHIFT		42
 

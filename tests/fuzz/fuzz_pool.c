@@ -144,7 +144,7 @@ static size_t pick_size(struct input *in)
 	case 2:
 		return 1ul << (get8(in) % 21);
 	case 3:
-		return get32(in) % (MODEL_BLOCK_MAX + 16);
+		return get32(in) % (4u << 20);
 	case 4:
 		return mode & 0x80 ? 0 : 1;
 	case 5:
@@ -292,7 +292,8 @@ static void op_alloc(struct slot *s, struct input *in)
 		return;
 	dg_pool_get_stats(s->pool, &st);
 	if (st.blocks_in_use == st.blocks_total &&
-	    (u64)(st.chunks + 1) * st.chunk_size > POOL_BYTES_CAP && st.chunks)
+	    (u64)(st.chunks + 1) * st.chunk_size > POOL_BYTES_CAP &&
+	    (st.chunks || st.chunk_size > POOL_BYTES_CAP))
 		return;
 	v = (unsigned char *)dg_pool_alloc(s->pool, gfp, &dma);
 	{

@@ -4,7 +4,8 @@
  * do, written from the API's contract and not from the core's code.
  *
  *   - which create parameters are valid (dma_pool_create() semantics, no
- *     16-byte minimum, blocks up to 1 MiB);
+ *     16-byte minimum, blocks up to INT_MAX, a block with its
+ *     alignment in 2 GiB);
  *   - where blocks may start in a chunk (mainline's packing: at multiples
  *     of the stride, restarted at any boundary a block would cross);
  *   - the set of live blocks, and from it the verdict any free must get:
@@ -25,7 +26,8 @@
 #define NOCOV
 #endif
 
-#define MODEL_BLOCK_MAX		(1024 * 1024ul)
+#define MODEL_SIZE_MAX		0x7fffffffu	/* INT_MAX */
+#define MODEL_STRIDE_MAX	(1ul << 31)
 #define MODEL_MAX_LIVE		768
 #define MODEL_MAX_FREED		16
 #define MODEL_MAX_CHUNKS	1024
@@ -67,11 +69,11 @@ static inline bool model_params_valid(const char *name, size_t size,
 {
 	size_t a = align ? align : 1;
 
-	if (!name || !size || size > MODEL_BLOCK_MAX)
+	if (!name || !size || size > MODEL_SIZE_MAX)
 		return false;
-	if (!model_pow2(a) || a > MODEL_BLOCK_MAX)
+	if (!model_pow2(a) || a > MODEL_STRIDE_MAX)
 		return false;
-	if (((size + a - 1) & ~(a - 1)) > MODEL_BLOCK_MAX)
+	if (((size + a - 1) & ~(a - 1)) > MODEL_STRIDE_MAX)
 		return false;
 	if (boundary && (!model_pow2(boundary) || boundary < size))
 		return false;

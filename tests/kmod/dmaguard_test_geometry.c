@@ -30,17 +30,21 @@ void dgt_create_validation(void)
 		{ "align 96", true, "dgt_v", 64, 96, 0 },
 		{ "boundary 48", true, "dgt_v", 16, 16, 48 },
 		{ "boundary < size", true, "dgt_v", 128, 8, 64 },
-		{ "size 2 MiB", true, "dgt_v", 2 << 20, 8, 0 },
+		{ "size INT_MAX + 1", true, "dgt_v", (size_t)INT_MAX + 1, 8, 0 },
 	};
 	static const struct {
 		size_t size, align, boundary;
 	} good[] = {
 		{ 1, 0, 0 }, { 1, 1, 1 }, { 3, 1, 4 }, { 68, 32, 4096 },
 		{ 4096, 4096, 4096 }, { 64, 0, 0 },
+		/* dma_pool_create() takes up to INT_MAX (mpt3sas: > 1 MiB) */
+		{ (1 << 20) + 8, 8, 0 }, { INT_MAX, 0, 0 },
 	};
 	struct dmaguard_pool *pool;
 	bool ok = true;
 	unsigned int i;
+	dma_addr_t d;
+	void *v;
 
 	dgt_case_begin();
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -58,6 +62,22 @@ void dgt_create_validation(void)
 		       good[i].align, good[i].boundary);
 		dmaguard_pool_destroy(pool);
 	}
+	/* A block over 1 MiB, on the device (a chunk of 2 MiB). */
+	pool = dmaguard_pool_create("dgt_big", dgt_dev, (1 << 20) + 8, 8, 0);
+	EXPECT(ok, pool, "create of a 1 MiB + 8 pool failed");
+	v = pool ? dmaguard_pool_alloc(pool, GFP_KERNEL, &d) : NULL;
+	EXPECT(ok, v, "no block of 1 MiB + 8");
+	if (v) {
+		struct dmaguard_pool_stats st;
+
+		memset(v, 0x5a, (1 << 20) + 8);
+		dmaguard_pool_free(pool, v, d);
+		dgt_stats(pool, &st);
+		EXPECT(ok, !st.blocks_in_use && !dgt_bad_total(&st),
+		       "in use %llu, bad frees %llu", st.blocks_in_use,
+		       dgt_bad_total(&st));
+	}
+	dmaguard_pool_destroy(pool);
 	dmaguard_pool_destroy(NULL);
 	EXPECT(ok, dmaguard_version() == DMAGUARD_VERSION,
 	       "version %#x, headers %#x", dmaguard_version(), DMAGUARD_VERSION);

@@ -62,17 +62,38 @@ static void size_zero(void **state)
 	expect_invalid("z", 0, 0, 0);
 }
 
+/* What dma_pool_create() refuses: a size over INT_MAX. */
 static void size_too_big(void **state)
 {
-	expect_invalid("big", (1u << 20) + 1, 0, 0);
-	expect_invalid("big", 1u << 21, 8, 0);
+	expect_invalid("big", (size_t)INT_MAX + 1, 0, 0);
 	expect_invalid("big", SIZE_MAX, 8, 0);
+	/* A block with its alignment must fit in 2 GiB. */
+	expect_invalid("big", INT_MAX, 1ul << 32, 0);
 }
 
+/*
+ * What dma_pool_create() accepts, up to INT_MAX: blocks over 1 MiB are
+ * real (mpt3sas sizes its reply post queue pool depth * 8 * 16 bytes
+ * times the queues), and allocate.
+ */
 static void size_max_ok(void **state)
 {
+	struct dg_pool *pool;
+
 	expect_valid(1u << 20, 0, 0);
 	expect_valid(1u << 20, 1u << 20, 1u << 20);
+	expect_valid((1u << 20) + 1, 0, 0);
+	expect_valid(3u << 20, 16, 0);
+	expect_valid((3u << 20) + 8, 8, 4u << 20);
+	/* Created without a block: one would take 2 GiB. */
+	pool = dgt_create("int_max", INT_MAX, 0, 0);
+	assert_non_null(pool);
+	assert_int_equal(dgt_stats(pool).stride, INT_MAX);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+	pool = dgt_create("int_max", INT_MAX, 1ul << 31, 0);
+	assert_non_null(pool);
+	assert_int_equal(dgt_stats(pool).stride, 1ul << 31);
+	assert_int_equal(dg_pool_destroy(pool), 0);
 }
 
 static void align_not_pow2(void **state)
@@ -85,7 +106,8 @@ static void align_not_pow2(void **state)
 
 static void align_too_big(void **state)
 {
-	expect_invalid("a", 64, 1u << 21, 0);
+	expect_invalid("a", 64, 1ul << 32, 0);
+	expect_invalid("a", 1, 1ul << 63, 0);
 }
 
 static void boundary_not_pow2(void **state)
@@ -155,6 +177,7 @@ static void size_one_works(void **state)
 static void big_align_ok(void **state)
 {
 	expect_valid(16, 1u << 20, 0);
+	expect_valid(16, 1u << 22, 0);
 	expect_valid(1, 65536, 0);
 	expect_valid(100, 8192, 128);
 }
