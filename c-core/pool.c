@@ -216,6 +216,7 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	INIT_LIST_HEAD(&pool->deferred);
 	pool->dev = p->dev;
 	pool->node = p->node;
+	pool->keep_chunks = dg_chunk_mem_lazy_unmap(p->dev);
 	pool->size = p->size;
 	pool->stride = ALIGN(p->size, align);
 	pool_set_geometry(pool, align, p->boundary);
@@ -296,7 +297,7 @@ void dg_chunk_drop(struct dg_pool *pool, struct dg_chunk *chunk, gfp_t gfp)
 	spin_lock_irqsave(&pool->lock, flags);
 	list_add(&chunk->node, &pool->deferred);
 	pool->nr_parked++;
-	dg_plat_reclaim_kick(&pool->plat, ~0u);
+	pool_reclaim_kick(pool, ~0u);
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 

@@ -72,6 +72,11 @@ void __dma *dg_pool_alloc(struct dg_pool *pool, gfp_t gfp, dma_addr_t *dma);
 enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 			      dma_addr_t dma);
 unsigned int dg_pool_destroy(struct dg_pool *pool);
+/*
+ * Chunks that stayed empty go back to the system, except behind an IOMMU
+ * that invalidates its IOTLB lazily (DMA-FQ): there, as the kernel's own
+ * dma_pool does everywhere, a pool keeps its chunks until its destroy.
+ */
 unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 			     unsigned int keep);
 void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st);

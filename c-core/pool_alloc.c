@@ -104,7 +104,7 @@ static void chunk_give(struct dg_pool *pool, struct dg_chunk *chunk, u32 w,
 		chunk->empty_since = dg_now();
 		list_move_tail(&chunk->node, &pool->partial);
 		pool->nr_empty++;
-		dg_plat_reclaim_kick(&pool->plat, pool->nr_empty);
+		pool_reclaim_kick(pool, pool->nr_empty);
 	}
 }
 
@@ -460,7 +460,7 @@ static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 			 * pool that frees comes back for a reclaim, which
 			 * drains the caches, at most once a reclaim period.
 			 */
-			dg_plat_reclaim_kick(&pool->plat, ~0u);
+			pool_reclaim_kick(pool, ~0u);
 			spin_unlock_irqrestore(&pool->lock, flags);
 		}
 	}
@@ -651,6 +651,12 @@ void dg_pool_cpu_dead(struct dg_pool *pool, int cpu)
  * walk releases from the oldest on and keeps the @keep most recently
  * emptied. Chunks that atomic callers could not free go too.
  *
+ * A pool whose device's IOMMU invalidates its IOTLB lazily (DMA-FQ, the
+ * default on most distributions) releases nothing before its destroy, as
+ * the kernel's dma_pool: a chunk freed there would go back to the page
+ * allocator while the device can still reach it through stale IOTLB
+ * entries, until the flush queue drains.
+ *
  * Context: process context (chunk memory is freed after the lock is
  * dropped, and freeing it may sleep).
  * Return: the number of chunks released (parked memory not counted: it
@@ -664,6 +670,8 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 	unsigned long flags, now;
 	LIST_HEAD(victims);
 
+	if (pool->keep_chunks)
+		return 0;
 	/* Cached blocks keep their chunks from emptying: return them. */
 	dg_pool_drain(pool);
 	spin_lock_irqsave(&pool->lock, flags);

@@ -103,6 +103,8 @@ struct dg_pool {
 	u64 bad[DG_BAD_NR];
 	u64 cache_bypass;		/* operations past a cache in use */
 	bool reported;			/* first bad free reported in full */
+	/* The device's IOTLB is flushed lazily: chunks go at destroy only. */
+	bool keep_chunks;
 
 	/*
 	 * Read without the lock by every allocation and free: geometry,
@@ -170,6 +172,17 @@ static inline void dg_pool_check(struct dg_pool *pool)
 {
 }
 #endif
+
+/*
+ * A reclaim is due (called under the pool lock); a pool that keeps its
+ * chunks never needs one.
+ */
+static inline void pool_reclaim_kick(struct dg_pool *pool,
+				     unsigned int nr_empty)
+{
+	if (!pool->keep_chunks)
+		dg_plat_reclaim_kick(&pool->plat, nr_empty);
+}
 
 /* pool.c, for pool_alloc.c (which pool.c never calls) */
 struct dg_chunk *dg_chunk_create(struct dg_pool *pool, gfp_t gfp);

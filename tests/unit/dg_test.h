@@ -60,6 +60,7 @@ static inline int dgt_setup(void **state)
 	dg_user_fail_nth_alloc(0);
 	dg_user_init_on_alloc = true;
 	dg_user_init_on_free = false;
+	dg_user_lazy_unmap = false;
 	dg_user_verbose = getenv("DG_VERBOSE") != NULL;
 	dgt_base = dg_user_count;
 	return 0;

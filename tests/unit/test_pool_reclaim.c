@@ -4,6 +4,8 @@
  * the system, all but `keep` of them; never a chunk with a live block. The
  * memory shows up in dg_user_count.chunk_bytes_live, and the pool keeps
  * working afterwards. A free of a pointer into a released chunk is foreign.
+ * A pool whose device's IOMMU invalidates lazily releases nothing before
+ * its destroy.
  */
 #include "dg_test.h"
 
@@ -276,15 +278,46 @@ static void reclaim_churn(void **state)
 	free(f.b);
 }
 
+/*
+ * Lazy IOTLB invalidation (DMA-FQ): a chunk given back to the system
+ * would stay reachable by the device until the flush queue drains, so
+ * empty chunks stay until the destroy, which frees them all.
+ */
+static void reclaim_none_when_lazy(void **state)
+{
+	const struct dgt_row *r = *state;
+	long bytes0;
+	struct filled f;
+
+	dg_user_ticks = 1000;
+	dg_user_lazy_unmap = true;
+	fill(&f, r, CHUNKS);
+	dg_user_lazy_unmap = false;
+	free_range(&f, 0, f.n);
+	dg_pool_drain(f.pool);
+	bytes0 = dg_user_count.chunk_bytes_live;
+	assert_int_equal(dgt_stats(f.pool).chunks_empty, CHUNKS);
+	dg_user_ticks += 1000;
+	assert_int_equal(dg_pool_reclaim(f.pool, 0, 0), 0);
+	assert_int_equal(dgt_stats(f.pool).chunks, CHUNKS);
+	assert_int_equal(dgt_stats(f.pool).chunks_released, 0);
+	assert_int_equal(dg_user_count.chunk_bytes_live, bytes0);
+	assert_int_equal(dg_pool_destroy(f.pool), 0);
+	assert_int_equal(dg_user_count.chunk_bytes_live,
+			 bytes0 - (long)(CHUNKS * f.chunk));
+	free(f.b);
+}
+
 int main(void)
 {
 	static void (*const fns[])(void **) = {
 		reclaim_after_free_all, reclaim_never_live, reclaim_by_age,
 		reclaim_drops_lookup_cache, reclaim_churn,
+		reclaim_none_when_lazy,
 	};
 	static const char *const names[] = {
 		"after_free_all", "never_live", "by_age", "drops_lookup_cache",
-		"churn",
+		"churn", "none_when_lazy",
 	};
 	return dgt_run_matrix("pool_reclaim", fns, names,
 			      sizeof(fns) / sizeof(fns[0]), rows, NR_ROWS);

@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dma-mapping.h>
+#include <linux/iommu.h>
 #include <linux/atomic.h>
 #include "dg_platform.h"
 #include "dg_kernel.h"
@@ -29,4 +30,16 @@ void dg_chunk_mem_free(void *dev, size_t size, void __dma *mem,
 {
 	atomic_long_sub(size, &dg_chunk_bytes);
 	dma_free_coherent(dev, size, (void __force *)mem, dma);
+}
+
+/*
+ * Whether @dev's IOMMU domain invalidates its IOTLB lazily (the flush
+ * queue, DMA-FQ): memory it frees goes back to the page allocator while
+ * the device may still reach it through stale IOTLB entries.
+ */
+bool dg_chunk_mem_lazy_unmap(void *dev)
+{
+	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
+
+	return dom && dom->type == IOMMU_DOMAIN_DMA_FQ;
 }

@@ -59,6 +59,7 @@ void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
 			       gfp_t gfp);
 void dg_chunk_mem_free(void *dev, size_t size, void __dma *mem,
 		       dma_addr_t dma);
+bool dg_chunk_mem_lazy_unmap(void *dev);
 
 /*
  * Invariant checks of the core: only with CONFIG_DEBUG_VM. They guard the

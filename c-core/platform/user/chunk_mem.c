@@ -12,6 +12,7 @@
 unsigned long dg_user_ticks;
 bool dg_user_init_on_alloc = true;
 bool dg_user_init_on_free;
+bool dg_user_lazy_unmap;
 bool dg_user_verbose;
 unsigned long dg_user_reports_first;
 unsigned long dg_user_reports_again;

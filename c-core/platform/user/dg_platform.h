@@ -157,6 +157,9 @@ void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
 			       gfp_t gfp);
 void dg_chunk_mem_free(void *dev, size_t size, void __dma *mem,
 		       dma_addr_t dma);
+/* The simulated device's IOMMU invalidates lazily (tests set it). */
+extern bool dg_user_lazy_unmap;
+#define dg_chunk_mem_lazy_unmap(dev)	((void)(dev), dg_user_lazy_unmap)
 
 /*
  * Per-CPU block caches. Userspace has no "this CPU" that stays put, so a
