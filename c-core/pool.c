@@ -43,7 +43,10 @@
  * and gives back to the chunks a group of a bitmap word at a time under
  * the pool lock (pool_internal.h, struct dg_pcp_run). A block's "live" bit,
  * flipped atomically, is what tells a free of a live block from a double
- * free wherever the block was cached.
+ * free wherever the block was cached. Cached blocks keep their chunks:
+ * the pool's background reclaim gives back only chunks that are empty
+ * and visits no CPU; a cache goes back when its CPU goes offline, on an
+ * explicit drain, and at destroy.
  *
  * Locking: a CPU's cache is guarded by its dg_cpu_lock, taken with a
  * trylock that costs no interrupt toggle and no atomic (dg_platform.h):

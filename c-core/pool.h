@@ -79,6 +79,8 @@ unsigned int dg_pool_destroy(struct dg_pool *pool);
  */
 unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 			     unsigned int keep);
+unsigned int dg_pool_reclaim_empty(struct dg_pool *pool,
+				   unsigned long min_age, unsigned int keep);
 void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st);
 const char *dg_pool_name(const struct dg_pool *pool);
 unsigned int dg_pool_empty_chunks(struct dg_pool *pool);

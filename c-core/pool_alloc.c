@@ -455,12 +455,6 @@ static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 		if (!run_takes(pool, run, chunk, idx)) {
 			spin_lock_irqsave(&pool->lock, flags);
 			run_flush(pool, run);
-			/*
-			 * Cached blocks can keep every chunk from emptying: a
-			 * pool that frees comes back for a reclaim, which
-			 * drains the caches, at most once a reclaim period.
-			 */
-			pool_reclaim_kick(pool, ~0u);
 			spin_unlock_irqrestore(&pool->lock, flags);
 		}
 	}
@@ -642,14 +636,17 @@ void dg_pool_cpu_dead(struct dg_pool *pool, int cpu)
 }
 
 /**
- * dg_pool_reclaim() - give chunks that stayed empty back to the system
+ * dg_pool_reclaim_empty() - give chunks that stayed empty back to the system
  * @pool: the pool
  * @min_age: ticks a chunk must have been empty
  * @keep: empty chunks to keep whatever their age
  *
  * The empty chunks form the tail of the partial list, oldest first; the
  * walk releases from the oldest on and keeps the @keep most recently
- * emptied. Chunks that atomic callers could not free go too.
+ * emptied. Chunks that atomic callers could not free go too. No CPU is
+ * visited: blocks cached on CPUs keep their chunks (the kernel's dma_pool
+ * keeps every page until its destroy), so the pool's background reclaim,
+ * which runs this, never disturbs a CPU, busy or isolated.
  *
  * A pool whose device's IOMMU invalidates its IOTLB lazily (DMA-FQ, the
  * default on most distributions) releases nothing before its destroy, as
@@ -662,8 +659,8 @@ void dg_pool_cpu_dead(struct dg_pool *pool, int cpu)
  * Return: the number of chunks released (parked memory not counted: it
  * never was a chunk in service).
  */
-unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
-			     unsigned int keep)
+unsigned int dg_pool_reclaim_empty(struct dg_pool *pool,
+				   unsigned long min_age, unsigned int keep)
 {
 	struct dg_chunk *chunk, *next;
 	unsigned int n, released = 0;
@@ -672,8 +669,6 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 
 	if (pool->keep_chunks)
 		return 0;
-	/* Cached blocks keep their chunks from emptying: return them. */
-	dg_pool_drain(pool);
 	spin_lock_irqsave(&pool->lock, flags);
 	list_splice_init(&pool->deferred, &victims);
 	pool->nr_parked = 0;
@@ -715,6 +710,29 @@ unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
 	if (released)
 		dg_pool_shrink_table(pool);
 	return released;
+}
+
+/**
+ * dg_pool_reclaim() - drain every CPU's cache, then reclaim empty chunks
+ * @pool: the pool
+ * @min_age: as for dg_pool_reclaim_empty()
+ * @keep: as for dg_pool_reclaim_empty()
+ *
+ * For a caller that wants the pool as small as it can be now (tests, a
+ * CPU hotplug callback): cached blocks keep their chunks from emptying,
+ * so they go back first (dg_pool_drain(): work on each CPU that caches
+ * blocks).
+ *
+ * Context: process context; may sleep.
+ * Return: as dg_pool_reclaim_empty().
+ */
+unsigned int dg_pool_reclaim(struct dg_pool *pool, unsigned long min_age,
+			     unsigned int keep)
+{
+	if (pool->keep_chunks)
+		return 0;
+	dg_pool_drain(pool);
+	return dg_pool_reclaim_empty(pool, min_age, keep);
 }
 
 static void chunks_destroy(struct dg_pool *pool, struct list_head *list,

@@ -2,11 +2,11 @@
 /*
  * dmaguard_test: a pool's destroy racing its own reclaim. Every round, a
  * kthread on each online CPU fills that CPU's cache (allocates blocks,
- * frees them all): the chunks empty, which queues the pool's reclaim
- * reclaim_delay_ms later, and the reclaim drains every CPU's cache. The
- * pool is destroyed a moment after the frees that moves, round by round,
- * from 0 to race_ms, across the reclaim's start: some destroys give the
- * caches back while the reclaim drains them, or wait for it. After each
+ * frees them all): the chunks that empty queue the pool's reclaim
+ * reclaim_delay_ms later, which gives them back. The pool is destroyed a
+ * moment after the frees that moves, round by round, from 0 to race_ms,
+ * across the reclaim's start: some destroys give the caches and chunks
+ * back while the reclaim releases chunks, or wait for it. After each
  * destroy, every chunk must be gone. Run on its own (only=destroy_race)
  * by tests/vm/pool-destroy-race.vmtest, on four CPUs under KASAN and
  * slub_debug, and on PREEMPT_RT.

@@ -8,6 +8,7 @@
 
 #include <linux/module.h>
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/workqueue.h>
 #include <linux/kthread.h>
 #include <linux/delay.h>
@@ -228,6 +229,102 @@ void dgt_cpu_offline(void)
 out:
 	dmaguard_pool_destroy(c.pool);
 	dg_ktap_result(&dgt_ktap, ok, "cpu_offline_returns_cache");
+}
+
+/* ---- case: drain and destroy from a CPU hotplug callback ---- */
+
+struct hp_ctx {
+	struct dmaguard_pool *drained;	/* blocks cached on this CPU */
+	struct dmaguard_pool *destroyed; /* a reclaim queued */
+	unsigned int cpu, released;
+	bool ran;
+};
+
+static struct hp_ctx *dgt_hp;
+
+/*
+ * Teardown of a dynamic hotplug state: on the CPU going down, while the
+ * task taking it down holds the CPU hotplug lock for writing. A drain
+ * that took that lock (for reading, as work_on_cpu_safe() does) would
+ * wait for the hotplug forever, and so would a destroy waiting for such
+ * a drain in its pool's reclaim.
+ */
+static int dgt_hp_teardown(unsigned int cpu)
+{
+	struct hp_ctx *c = READ_ONCE(dgt_hp);
+
+	if (!c || cpu != c->cpu)
+		return 0;
+	c->released = dg_pool_reclaim(dg_test_core(c->drained), 0, 0);
+	dmaguard_pool_destroy(c->destroyed);
+	c->destroyed = NULL;
+	c->ran = true;
+	return 0;
+}
+
+/**
+ * dgt_hotplug_callback() - case: a CPU hotplug callback drains a pool's
+ * caches (a reclaim: work on every CPU that caches blocks) and destroys a
+ * pool whose reclaim is queued; neither may wait for the hotplug lock
+ */
+void dgt_hotplug_callback(void)
+{
+	struct dmaguard_pool_stats st;
+	struct hp_ctx c = { };
+	struct blk b[4];
+	unsigned int n;
+	bool ok = true;
+	int state, ret;
+
+	dgt_case_begin();
+	c.cpu = cpumask_next(0, cpu_online_mask);
+	if (c.cpu >= nr_cpu_ids) {
+		dg_ktap_skip(&dgt_ktap, "hotplug_callback", "one CPU online");
+		return;
+	}
+	c.drained = dmaguard_pool_create("dgt_hp_drain", dgt_dev, 64, 64, 0);
+	c.destroyed = dmaguard_pool_create("dgt_hp_destroy", dgt_dev, 64, 64,
+					   0);
+	EXPECT(ok, c.drained && c.destroyed, "create failed");
+	if (!ok)
+		goto out;
+	/* Blocks cached on this CPU: the drain has a CPU to visit. */
+	migrate_disable();
+	n = dgt_alloc_blocks(c.drained, b, ARRAY_SIZE(b));
+	dgt_free_blocks(c.drained, b, n);
+	migrate_enable();
+	/* A chunk that empties queues the other pool's reclaim. */
+	n = dgt_alloc_blocks(c.destroyed, b, ARRAY_SIZE(b));
+	dgt_free_blocks(c.destroyed, b, n);
+	dg_pool_drain(dg_test_core(c.destroyed));
+	dgt_stats(c.drained, &st);
+	EXPECT(ok, st.chunks == 1 && !st.chunks_empty,
+	       "%u chunks, %u empty (want 1, 0: blocks cached)", st.chunks,
+	       st.chunks_empty);
+
+	state = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
+					  "dmaguard_test:hotplug", NULL,
+					  dgt_hp_teardown);
+	EXPECT(ok, state > 0, "cpuhp_setup_state_nocalls: %d", state);
+	if (state <= 0)
+		goto out;
+	WRITE_ONCE(dgt_hp, &c);
+	ret = remove_cpu(c.cpu);
+	WRITE_ONCE(dgt_hp, NULL);
+	EXPECT(ok, !ret && c.ran, "remove_cpu(%u): %d, callback ran: %d",
+	       c.cpu, ret, c.ran);
+	EXPECT(ok, c.released == (dgt_keeps_chunks() ? 0 : 1),
+	       "the callback's reclaim released %u chunks (lazy IOTLB: %d)",
+	       c.released, dgt_keeps_chunks());
+	if (!ret) {
+		ret = add_cpu(c.cpu);
+		EXPECT(ok, !ret, "add_cpu(%u): %d", c.cpu, ret);
+	}
+	cpuhp_remove_state_nocalls(state);
+out:
+	dmaguard_pool_destroy(c.drained);
+	dmaguard_pool_destroy(c.destroyed);
+	dg_ktap_result(&dgt_ktap, ok, "hotplug_callback");
 }
 
 /* ---- case: two threads on one pool ---- */

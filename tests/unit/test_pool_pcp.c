@@ -228,19 +228,75 @@ static void drain_visits_only_busy_cpus(void **state)
 	assert_int_equal(dg_pool_destroy(pool), 0);
 }
 
+/*
+ * A busy pool that is not shrinking never asks for a reclaim: runs go
+ * back to their chunks as frees of other groups come, but no chunk
+ * empties (every eighth block stays allocated). And the reclaim the
+ * platform runs, dg_pool_reclaim_empty(), disturbs no CPU: blocks cached
+ * there keep their chunks (the kernel's dma_pool keeps every page).
+ */
+static void steady_pool_no_reclaim(void **state)
+{
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	unsigned long visits;
+	struct dgt_blk *b;
+	size_t i, k, n;
+	int round;
+
+	assert_non_null(pool);
+	dg_user_set_cpu(0);
+	n = 4 * dgt_stats(pool).blocks_per_chunk;
+	b = calloc(n, sizeof(*b));
+	assert_non_null(b);
+	for (i = 0; i < n; i++)
+		b[i] = dgt_alloc(pool, GFP_KERNEL, r->size, r->align,
+				 r->boundary);
+	for (round = 0; round < 20; round++) {
+		/* Frees alternate between the two halves' groups. */
+		for (k = 0; k < n / 2; k++)
+			for (i = k; i < n; i += n / 2)
+				if (i % 8 &&
+				    dg_pool_free(pool, b[i].v, b[i].dma) !=
+				    DG_FREE_OK)
+					fail_msg("free %zu refused", i);
+		for (i = 0; i < n; i++)
+			if (i % 8)
+				b[i] = dgt_alloc(pool, GFP_KERNEL, r->size,
+						 r->align, r->boundary);
+	}
+	assert_int_equal(dgt_stats(pool).chunks_empty, 0);
+	assert_int_equal(dg_pool_plat(pool)->reclaim_kicks, 0);
+	/* Blocks cached on CPU 0 now; the platform's reclaim leaves them. */
+	for (i = 1; i < 8; i++)
+		assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+				 DG_FREE_OK);
+	visits = dg_user_cpu_visits;
+	assert_int_equal(dg_pool_reclaim_empty(pool, 0, 0), 0);
+	assert_int_equal(dg_user_cpu_visits, visits);
+	for (i = 0; i < n; i++)
+		if (i >= 8 || !(i % 8))
+			assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+					 DG_FREE_OK);
+	assert_int_equal(dgt_stats(pool).blocks_in_use, 0);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+	free(b);
+}
+
 int main(void)
 {
 	static void (*const fns[])(void **) = {
 		lifo_reuse, double_free_across_cpus, reclaim_drains_every_cpu,
 		destroy_with_cached_blocks, reclaimed_last_chunk,
 		dead_cpu_cache_returned, drain_visits_only_busy_cpus,
+		steady_pool_no_reclaim,
 	};
 	static const char *const names[] = {
 		"lifo_reuse", "double_free_across_cpus", "reclaim_drains",
 		"destroy_cached", "reclaimed_last_chunk", "dead_cpu",
-		"drain_visits",
+		"drain_visits", "steady_no_reclaim",
 	};
 
-	return dgt_run_matrix("pool_pcp", fns, names, 7, rows,
+	return dgt_run_matrix("pool_pcp", fns, names, 8, rows,
 			      sizeof(rows) / sizeof(rows[0]));
 }

@@ -58,7 +58,7 @@ static void dg_reclaim_fn(struct work_struct *work)
 	struct dg_pool *pool = dg_pool_from_plat(plat);
 	unsigned int keep = READ_ONCE(reclaim_keep_chunks);
 
-	dg_pool_reclaim(pool, dg_reclaim_delay(), keep);
+	dg_pool_reclaim_empty(pool, dg_reclaim_delay(), keep);
 	if (dg_pool_empty_chunks(pool) > keep)
 		queue_delayed_work(system_unbound_wq, &plat->reclaim,
 				   dg_reclaim_delay());
@@ -78,14 +78,13 @@ void dg_plat_init(struct dg_pool_plat *plat)
 void dg_plat_reclaim_kick(struct dg_pool_plat *plat, unsigned int nr_empty)
 {
 	/*
-	 * ">=": blocks in the CPUs' caches may keep more chunks from looking
-	 * empty; the reclaim drains the caches before it counts. A plain
-	 * look at the pending bit first: queueing a pending work changes
-	 * nothing but costs an atomic and an interrupt toggle, and frees
-	 * kick on every run they give back. A stale look only delays the
-	 * reclaim to the next kick.
+	 * Only a pool with more empty chunks than it keeps has anything to
+	 * give back (the reclaim leaves the CPUs' caches alone). A plain look
+	 * at the pending bit first: queueing a pending work changes nothing
+	 * but costs an atomic and an interrupt toggle. A stale look only
+	 * delays the reclaim to the next kick.
 	 */
-	if (nr_empty >= READ_ONCE(reclaim_keep_chunks) &&
+	if (nr_empty > READ_ONCE(reclaim_keep_chunks) &&
 	    !delayed_work_pending(&plat->reclaim))
 		queue_delayed_work(system_unbound_wq, &plat->reclaim,
 				   dg_reclaim_delay());
@@ -123,6 +122,14 @@ static long dg_on_cpu_fn(void *data)
 	return 0;
 }
 
+/*
+ * Not work_on_cpu_safe(): a drain must not take the CPU hotplug lock, or
+ * a pool destroyed from a hotplug callback would wait for its reclaim
+ * while that reclaim waited for the hotplug. A CPU that goes down
+ * meanwhile has the work run on another CPU, which then drains its own
+ * cache (@fn works on whichever CPU runs it); the dead CPU's cache goes
+ * back in dg_cpu_dead().
+ */
 void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
 		    void *arg)
 {
@@ -132,7 +139,7 @@ void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
 	might_sleep();
 	for_each_online_cpu(cpu)
 		if (!cond || cond(cpu, arg))
-			work_on_cpu_safe(cpu, dg_on_cpu_fn, &c);
+			work_on_cpu(cpu, dg_on_cpu_fn, &c);
 }
 
 /* The dynamic CPU hotplug state of dg_cpu_dead(), or a -errno. */

@@ -50,7 +50,9 @@ struct dg_pool;
 /*
  * Start the stand-in of @pool's reclaim work: a thread running
  * dg_pool_reclaim(pool, 0, 0) over and over until dg_pool_destroy() stops
- * it (dg_plat_fini()). Return: 0 or the pthread_create() error.
+ * it (dg_plat_fini()); it drains the caches too, which the kernel's work
+ * (dg_pool_reclaim_empty()) does not: a destroy races more here. Return:
+ * 0 or the pthread_create() error.
  */
 int dg_user_reclaim_start(struct dg_pool *pool);
 /* How many reclaims that thread completed. */
