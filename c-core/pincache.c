@@ -186,12 +186,12 @@ struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p)
 {
 	struct dg_pin_cache *c;
 
-	c = dg_kzalloc_node(sizeof(*c), GFP_KERNEL_ACCOUNT, p->node);
+	c = kzalloc_node(sizeof(*c), GFP_KERNEL_ACCOUNT, p->node);
 	if (!c)
 		return NULL;
 	c->hash = dg_kvcalloc(1u << DG_PIN_HASH_BITS, sizeof(*c->hash),
 			      p->node);
-	c->pcpu = dg_percpu_alloc(struct dg_pin_pcpu);
+	c->pcpu = alloc_percpu(struct dg_pin_pcpu);
 	RCU_INIT_POINTER(c->ids, ids_alloc(DG_PIN_IDS_MIN, p->node));
 	if (!c->hash || !c->pcpu || !rcu_access_pointer(c->ids))
 		goto free;
@@ -210,10 +210,10 @@ struct dg_pin_cache *dg_pin_cache_create(const struct dg_pin_params *p)
 
 free:
 	if (c->pcpu)
-		dg_percpu_free(c->pcpu);
+		free_percpu(c->pcpu);
 	dg_kvfree(rcu_access_pointer(c->ids));
 	dg_kvfree(c->hash);
-	dg_kfree(c);
+	kfree(c);
 	return NULL;
 }
 
@@ -235,9 +235,9 @@ void dg_pin_cache_put(struct dg_pin_cache *c)
 	/* every entry's release came first: every id is free */
 	dg_kvfree(rcu_dereference_protected(c->ids, true));
 	dg_pin_plat_fini(&c->plat);
-	dg_percpu_free(c->pcpu);
+	free_percpu(c->pcpu);
 	dg_kvfree(c->hash);
-	dg_kfree(c);
+	kfree(c);
 }
 
 /* Have the platform release the dead list soon, in process context. */
@@ -601,7 +601,7 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	unsigned long seq;
 	int err, tries;
 
-	e = dg_kzalloc_node(sizeof(*e), GFP_KERNEL_ACCOUNT, c->node);
+	e = kzalloc_node(sizeof(*e), GFP_KERNEL_ACCOUNT, c->node);
 	if (!e)
 		return ERR_PTR(-ENOMEM);
 	e->nr_pages = bytes / DG_PAGE_SIZE;
@@ -684,7 +684,7 @@ erase:
 	return ERR_PTR(err);
 free:
 	dg_kvfree(e->pages);
-	dg_kfree(e);
+	kfree(e);
 	return ERR_PTR(err);
 }
 
@@ -1034,8 +1034,8 @@ void dg_pin_get_stats(struct dg_pin_cache *c, struct dg_pin_stats *st)
 	int cpu;
 
 	spin_lock(&c->lock);
-	dg_for_each_cpu(cpu)
-		hits += READ_ONCE(dg_percpu_ptr(c->pcpu, cpu)->hits);
+	for_each_possible_cpu(cpu)
+		hits += READ_ONCE(per_cpu_ptr(c->pcpu, cpu)->hits);
 	st->hits = hits;
 	st->misses = c->misses;
 	st->invalidations = c->invalidations;

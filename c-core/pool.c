@@ -209,7 +209,7 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 		return NULL;
 	}
 
-	pool = dg_kzalloc_node(sizeof(*pool), GFP_KERNEL, p->node);
+	pool = kzalloc_node(sizeof(*pool), GFP_KERNEL, p->node);
 	if (!pool)
 		return NULL;
 	snprintf(pool->name, sizeof(pool->name), "%s", p->name);
@@ -224,22 +224,21 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	pool->stride = ALIGN(p->size, align);
 	pool_set_geometry(pool, align, p->boundary);
 
-	pool->map_full = dg_kzalloc_node(pool->map_words * sizeof(long),
+	pool->map_full = kzalloc_node(pool->map_words * sizeof(long),
+				      GFP_KERNEL, p->node);
+	pool->table.slots = kzalloc_node(DG_TABLE_MIN_SLOTS *
+					 sizeof(*pool->table.slots),
 					 GFP_KERNEL, p->node);
-	pool->table.slots = dg_kzalloc_node(DG_TABLE_MIN_SLOTS *
-					    sizeof(*pool->table.slots),
-					    GFP_KERNEL, p->node);
-	pool->pcp = dg_percpu_alloc(struct dg_pcp);
+	pool->pcp = alloc_percpu(struct dg_pcp);
 	if (!pool->map_full || !pool->table.slots || !pool->pcp) {
-		if (pool->pcp)
-			dg_percpu_free(pool->pcp);
-		dg_kfree(pool->map_full);
-		dg_kfree(pool->table.slots);
-		dg_kfree(pool);
+		free_percpu(pool->pcp);
+		kfree(pool->map_full);
+		kfree(pool->table.slots);
+		kfree(pool);
 		return NULL;
 	}
-	dg_for_each_cpu(cpu)
-		dg_cpu_lock_init(&dg_percpu_ptr(pool->pcp, cpu)->cpu_lock);
+	for_each_possible_cpu(cpu)
+		dg_cpu_lock_init(&per_cpu_ptr(pool->pcp, cpu)->cpu_lock);
 	/*
 	 * Caches only where a run of 4 blocks or more fits in DG_PCP_BYTES:
 	 * blocks up to 16 KiB. A run stays inside one segment (its blocks at
@@ -262,8 +261,8 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	pool->table.bits = ilog2(DG_TABLE_MIN_SLOTS);
 	pool->table.shift = pool->chunk_shift;
 	pool_fill_map_full(pool);
-	pool->meta_bytes = dg_ksize(pool) + dg_ksize(pool->map_full) +
-			   dg_ksize(pool->table.slots);
+	pool->meta_bytes = ksize(pool) + ksize(pool->map_full) +
+			   ksize(pool->table.slots);
 	dg_plat_init(&pool->plat);
 	return pool;
 }
@@ -279,7 +278,7 @@ void dg_chunk_destroy(struct dg_pool *pool, struct dg_chunk *chunk)
 	dg_chunk_mem_free(pool->dev, chunk_size(pool) + chunk->slack,
 			  chunk->blocks - chunk->phase,
 			  chunk->blocks_dma - chunk->phase);
-	dg_kfree(chunk);
+	kfree(chunk);
 }
 
 /*
@@ -293,7 +292,7 @@ void dg_chunk_drop(struct dg_pool *pool, struct dg_chunk *chunk, gfp_t gfp)
 {
 	unsigned long flags;
 
-	if (dg_gfp_may_sleep(gfp)) {
+	if (gfpflags_allow_blocking(gfp)) {
 		dg_chunk_destroy(pool, chunk);
 		return;
 	}
@@ -327,7 +326,7 @@ struct dg_chunk *dg_chunk_create(struct dg_pool *pool, gfp_t gfp)
 	unsigned long off;
 
 	gfp &= ~__GFP_ZERO;
-	chunk = dg_kzalloc_node(chunk_desc_size(pool), gfp, pool->node);
+	chunk = kzalloc_node(chunk_desc_size(pool), gfp, pool->node);
 	if (!chunk)
 		return NULL;
 	if (!chunk_get_mem(pool, chunk, 0, gfp))
@@ -339,7 +338,7 @@ struct dg_chunk *dg_chunk_create(struct dg_pool *pool, gfp_t gfp)
 		 * and buddy pages come aligned to their size): a larger
 		 * allocation holds an aligned window of chunk_size bytes.
 		 */
-		spare = dg_kzalloc_node(chunk_desc_size(pool), gfp, pool->node);
+		spare = kzalloc_node(chunk_desc_size(pool), gfp, pool->node);
 		dg_chunk_drop(pool, chunk, gfp);
 		chunk = spare;
 		if (!chunk || !chunk_get_mem(pool, chunk,
@@ -355,7 +354,7 @@ struct dg_chunk *dg_chunk_create(struct dg_pool *pool, gfp_t gfp)
 	return chunk;
 
 fail:
-	dg_kfree(chunk);
+	kfree(chunk);
 	return NULL;
 }
 
@@ -365,8 +364,8 @@ struct dg_chunk_slot *dg_pool_rehash(struct dg_pool *pool,
 {
 	struct dg_chunk_slot *old = dg_table_rehash(&pool->table, slots, bits);
 
-	pool->meta_bytes -= dg_ksize(old);
-	pool->meta_bytes += dg_ksize(slots);
+	pool->meta_bytes -= ksize(old);
+	pool->meta_bytes += ksize(slots);
 	return old;
 }
 
@@ -386,7 +385,7 @@ void dg_pool_shrink_table(struct dg_pool *pool)
 	if (bits == pool->table.bits)
 		return;
 
-	slots = dg_kzalloc_node(sizeof(*slots) << bits, GFP_KERNEL, pool->node);
+	slots = kzalloc_node(sizeof(*slots) << bits, GFP_KERNEL, pool->node);
 	if (!slots)
 		return;
 	spin_lock_irqsave(&pool->lock, flags);
@@ -394,7 +393,7 @@ void dg_pool_shrink_table(struct dg_pool *pool)
 	if (bits < pool->table.bits && (pool->table.used + 2) * 2 <= (1u << bits))
 		slots = dg_pool_rehash(pool, slots, bits);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	dg_kfree(slots);
+	kfree(slots);
 }
 
 /**
@@ -439,10 +438,10 @@ void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 	 * walks them is counted twice. Never below zero, as
 	 * percpu_counter_sum_positive().
 	 */
-	dg_for_each_cpu(cpu) {
-		pcp = dg_percpu_ptr(pool->pcp, cpu);
-		cached += dg_hweight_long(READ_ONCE(pcp->alloc.bits)) +
-			  dg_hweight_long(READ_ONCE(pcp->freed.bits));
+	for_each_possible_cpu(cpu) {
+		pcp = per_cpu_ptr(pool->pcp, cpu);
+		cached += hweight_long(READ_ONCE(pcp->alloc.bits)) +
+			  hweight_long(READ_ONCE(pcp->freed.bits));
 	}
 	spin_lock_irqsave(&pool->lock, flags);
 	st->blocks_total = (u64)pool->nr_chunks * pool->blocks_per_chunk;
@@ -453,7 +452,7 @@ void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 	st->chunks_allocated = pool->chunks_allocated;
 	st->chunks_released = pool->chunks_released;
 	st->meta_bytes = pool->meta_bytes;
-	st->pcp_bytes = (u64)dg_nr_cpus() * sizeof(struct dg_pcp);
+	st->pcp_bytes = (u64)num_possible_cpus() * sizeof(struct dg_pcp);
 	for (i = 0; i < DG_BAD_NR; i++)
 		st->bad_frees[i] = pool->bad[i];
 	st->cache_bypass = pool->cache_bypass;

@@ -65,7 +65,7 @@ static unsigned long chunk_take(struct dg_pool *pool, struct dg_chunk *chunk,
 	lo = (u32)__ffs(left) >> shift << shift;
 	take = left & (mask << lo);
 	left &= ~take;
-	n = dg_hweight_long(take);
+	n = hweight_long(take);
 	chunk->map[w] = left;
 	if (unlikely(chunk_is_empty(pool, chunk)))
 		pool->nr_empty--;
@@ -101,7 +101,7 @@ static void chunk_give(struct dg_pool *pool, struct dg_chunk *chunk, u32 w,
 		list_move(&chunk->node, &pool->partial);
 	chunk->nr_free += nr;
 	if (unlikely(chunk_is_empty(pool, chunk))) {
-		chunk->empty_since = dg_now();
+		chunk->empty_since = jiffies;
 		list_move_tail(&chunk->node, &pool->partial);
 		pool->nr_empty++;
 		pool_reclaim_kick(pool, pool->nr_empty);
@@ -118,7 +118,7 @@ static __always_inline void __dma *block_hand_out(struct dg_pool *pool,
 	char __dma *mem = chunk->blocks + off;
 
 	*dma = chunk->blocks_dma + off;
-	if (dg_want_zero(gfp))
+	if (want_init_on_alloc(gfp))
 		dg_dma_zero(mem, pool->size);
 	return mem;
 }
@@ -130,7 +130,7 @@ static void run_flush(struct dg_pool *pool, struct dg_pcp_run *run)
 	if (!run->bits)
 		return;
 	chunk_give(pool, run_chunk(pool, run), run->first / BITS_PER_LONG,
-		   run->bits, dg_hweight_long(run->bits));
+		   run->bits, hweight_long(run->bits));
 	WRITE_ONCE(run->bits, 0);
 }
 
@@ -195,8 +195,8 @@ static bool pool_table_room(struct dg_pool *pool, gfp_t gfp)
 	while (!dg_table_has_room(&pool->table)) {
 		bits = pool->table.bits + 1;
 		spin_unlock_irqrestore(&pool->lock, flags);
-		dg_kfree(unused);
-		slots = dg_kzalloc_node(sizeof(*slots) << bits, gfp, pool->node);
+		kfree(unused);
+		slots = kzalloc_node(sizeof(*slots) << bits, gfp, pool->node);
 		spin_lock_irqsave(&pool->lock, flags);
 		if (!slots) {
 			/*
@@ -212,7 +212,7 @@ static bool pool_table_room(struct dg_pool *pool, gfp_t gfp)
 			 dg_pool_rehash(pool, slots, bits) : slots;
 	}
 	spin_unlock_irqrestore(&pool->lock, flags);
-	dg_kfree(unused);
+	kfree(unused);
 	return ok;
 }
 
@@ -247,7 +247,7 @@ static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
 	pool->nr_chunks++;
 	pool->nr_empty++;
 	pool->chunks_allocated++;
-	pool->meta_bytes += dg_ksize(chunk);
+	pool->meta_bytes += ksize(chunk);
 	chunk_take(pool, chunk, 0, 1, &idx, &nr);
 	set_bit(idx, chunk_live(pool, chunk));
 	dg_pool_check(pool);
@@ -498,7 +498,7 @@ noinline enum dg_bad_free dg_pool_free_slow(struct dg_pool *pool,
 	 * init_on_free: zero before the block can be handed out again, so it
 	 * never is dirty. This is a debug-style option.
 	 */
-	if (dg_want_zero_on_free())
+	if (want_init_on_free())
 		dg_dma_zero(vaddr, pool->size);
 	pcp_put(pool, pcp, chunk, idx);
 	dg_pcp_unlock(pool->pcp, pcp);
@@ -535,7 +535,7 @@ noinline enum dg_bad_free dg_pool_free_bypass(struct dg_pool *pool,
 	    unlikely(!test_and_clear_bit(idx, chunk_live(pool, chunk))))
 		bad = DG_BAD_DOUBLE;
 	if (likely(!bad)) {
-		if (dg_want_zero_on_free())
+		if (want_init_on_free())
 			dg_dma_zero(vaddr, pool->size);
 		chunk_give(pool, chunk, idx / BITS_PER_LONG,
 			   BIT(idx % BITS_PER_LONG), 1);
@@ -573,7 +573,7 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 static bool pcp_has_blocks(int cpu, void *arg)
 {
 	struct dg_pool *pool = arg;
-	struct dg_pcp *pcp = dg_percpu_ptr(pool->pcp, cpu);
+	struct dg_pcp *pcp = per_cpu_ptr(pool->pcp, cpu);
 
 	return READ_ONCE(pcp->alloc.bits) || READ_ONCE(pcp->freed.bits);
 }
@@ -611,7 +611,7 @@ void dg_pool_drain(struct dg_pool *pool)
  */
 static void pcp_give_back(struct dg_pool *pool, int cpu)
 {
-	struct dg_pcp *pcp = dg_percpu_ptr(pool->pcp, cpu);
+	struct dg_pcp *pcp = per_cpu_ptr(pool->pcp, cpu);
 	unsigned long flags;
 
 	spin_lock_irqsave(&pool->lock, flags);
@@ -672,7 +672,7 @@ unsigned int dg_pool_reclaim_empty(struct dg_pool *pool,
 	spin_lock_irqsave(&pool->lock, flags);
 	list_splice_init(&pool->deferred, &victims);
 	pool->nr_parked = 0;
-	now = dg_now();
+	now = jiffies;
 	/* Step back from the tail to the oldest empty chunk... */
 	chunk = list_last_entry(&pool->partial, struct dg_chunk, node);
 	for (n = pool->nr_empty; n > 1; n--)
@@ -688,7 +688,7 @@ unsigned int dg_pool_reclaim_empty(struct dg_pool *pool,
 		pool->nr_chunks--;
 		pool->nr_empty--;
 		pool->chunks_released++;
-		pool->meta_bytes -= dg_ksize(chunk);
+		pool->meta_bytes -= ksize(chunk);
 		released++;
 	}
 	/* 0 is the gen of runs never set, which nothing may look at. */
@@ -748,7 +748,7 @@ static void chunks_destroy(struct dg_pool *pool, struct list_head *list,
 		/* A late access must hit memory that never went back. */
 		*live += pool->blocks_per_chunk - chunk->nr_free;
 		(*kept)++;
-		dg_kfree(chunk);
+		kfree(chunk);
 	}
 }
 
@@ -774,10 +774,10 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
 	 * goes back under the pool lock, which every drain holds too. Chunks
 	 * that empty here queue a reclaim, cancelled (and waited for) after.
 	 */
-	dg_for_each_cpu(cpu)
+	for_each_possible_cpu(cpu)
 		pcp_give_back(pool, cpu);
 	dg_plat_fini(&pool->plat);
-	dg_percpu_free(pool->pcp);
+	free_percpu(pool->pcp);
 	dg_pool_check(pool);
 	chunks_destroy(pool, &pool->partial, &live, &kept);
 	chunks_destroy(pool, &pool->full, &live, &kept);
@@ -786,8 +786,8 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
 	if (live)
 		dg_err(pool->dev, "pool %s: destroyed with %u blocks in use, %u chunks kept",
 		       pool->name, live, kept);
-	dg_kfree(pool->table.slots);
-	dg_kfree(pool->map_full);
-	dg_kfree(pool);
+	kfree(pool->table.slots);
+	kfree(pool->map_full);
+	kfree(pool);
 	return live;
 }

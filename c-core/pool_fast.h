@@ -47,7 +47,7 @@ static __always_inline void __dma *run_hand_out(struct dg_pool *pool,
 	mem = run->base + off;
 	*dma = run->dma + off;
 	dg_pcp_unlock(pool->pcp, pcp);
-	if (dg_want_zero(gfp))
+	if (want_init_on_alloc(gfp))
 		dg_dma_zero(mem, pool->size);
 	return mem;
 }
@@ -127,7 +127,7 @@ static __always_inline enum dg_bad_free __dg_pool_free(struct dg_pool *pool,
 	 * a run never set starts at address 0). Anything else, the slow
 	 * path, which decides afresh (nothing has changed yet).
 	 */
-	if (unlikely(dg_want_zero_on_free()))
+	if (unlikely(want_init_on_free()))
 		goto slow;
 	run = &pcp->alloc;
 	off = addr - dg_dma_addr(run->base);

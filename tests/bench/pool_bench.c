@@ -325,8 +325,8 @@ static double bench_row(const struct row *r, unsigned int reps,
 	       (double)st.meta_bytes / st.blocks_total);
 	/* The per-CPU caches: a fixed cost per pool and possible CPU. */
 	printf("BENCH native-fixed size=%zu pcp_bytes_per_cpu=%llu pcp_bytes_at_256_cpus=%llu\n",
-	       r->size, (unsigned long long)st.pcp_bytes / dg_nr_cpus(),
-	       (unsigned long long)st.pcp_bytes / dg_nr_cpus() * 256);
+	       r->size, (unsigned long long)st.pcp_bytes / num_possible_cpus(),
+	       (unsigned long long)st.pcp_bytes / num_possible_cpus() * 256);
 	fflush(stdout);
 	ref_destroy(rp);
 	if (dg_pool_destroy(dp)) {

@@ -12,7 +12,7 @@
  *   the head of the pool's free list;
  * - alloc pops the head of the list under the lock (allocating a page
  *   outside the lock when the list is empty), reads the block's dma from
- *   the block, zeroes it when dg_want_zero(gfp);
+ *   the block, zeroes it when want_init_on_alloc(gfp);
  * - free pushes the block at the head (LIFO), storing dma into it; with
  *   the kernel's debug checks off, nothing is validated;
  * - pages are kept until the pool is destroyed.
@@ -104,12 +104,12 @@ struct ref_pool *REF_FN(create)(const char *name, void *dev, size_t size,
 	size = ALIGN(size, align);
 	if (boundary && (boundary < size || !is_power_of_2(boundary)))
 		return NULL;
-	pool = dg_kzalloc_node(sizeof(*pool), GFP_KERNEL, DG_NO_NODE);
+	pool = kzalloc_node(sizeof(*pool), GFP_KERNEL, DG_NO_NODE);
 	if (!pool)
 		return NULL;
 	snprintf(pool->name, sizeof(pool->name), "%s", name);
 	if (ref_lock_init(&pool->lock)) {
-		dg_kfree(pool);
+		kfree(pool);
 		return NULL;
 	}
 	pool->dev = dev;
@@ -158,14 +158,14 @@ static struct ref_page *ref_page_alloc(struct ref_pool *pool, gfp_t gfp)
 {
 	struct ref_page *page;
 
-	page = dg_kzalloc_node(sizeof(*page), gfp, DG_NO_NODE);
+	page = kzalloc_node(sizeof(*page), gfp, DG_NO_NODE);
 	if (!page)
 		return NULL;
 	page->mem = (void __force *)dg_chunk_mem_alloc(pool->dev,
 						       pool->alloc_size,
 						       &page->dma, gfp);
 	if (!page->mem) {
-		dg_kfree(page);
+		kfree(page);
 		return NULL;
 	}
 	return page;
@@ -196,7 +196,7 @@ void *REF_FN(alloc)(struct ref_pool *pool, gfp_t gfp, dma_addr_t *dma)
 		ref_unlock(&pool->lock, flags);
 	}
 	*dma = b->dma;
-	if (dg_want_zero(gfp))
+	if (want_init_on_alloc(gfp))
 		memset(b, 0, pool->size);
 	return b;
 }
@@ -224,14 +224,14 @@ void REF_FN(destroy)(struct ref_pool *pool)
 		pool->pages = page->next;
 		dg_chunk_mem_free(pool->dev, pool->alloc_size,
 				  (void __dma __force *)page->mem, page->dma);
-		dg_kfree(page);
+		kfree(page);
 	}
 	ref_lock_destroy(&pool->lock);
-	dg_kfree(pool);
+	kfree(pool);
 }
 
 void REF_FN(meta)(struct ref_pool *pool, size_t *meta, size_t *blocks)
 {
-	*meta = dg_ksize(pool) + pool->nr_pages * sizeof(struct ref_page);
+	*meta = ksize(pool) + pool->nr_pages * sizeof(struct ref_page);
 	*blocks = pool->nr_blocks;
 }

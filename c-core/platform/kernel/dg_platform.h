@@ -39,21 +39,6 @@
 #define DG_PAGE_SIZE		PAGE_SIZE
 #define DG_NO_NODE		NUMA_NO_NODE
 
-/* Bookkeeping memory: never device-visible. */
-static inline void *dg_kzalloc_node(size_t size, gfp_t gfp, int node)
-{
-	return kzalloc_node(size, (gfp & ~__GFP_ZERO) | __GFP_NOWARN, node);
-}
-
-#define dg_kfree(p)			kfree(p)
-#define dg_ksize(p)			ksize(p)
-#define dg_now()			jiffies
-
-/* Zero on allocation when asked for, or when init_on_alloc is on. */
-#define dg_want_zero(gfp)		want_init_on_alloc(gfp)
-#define dg_want_zero_on_free()		want_init_on_free()
-#define dg_gfp_may_sleep(gfp)		gfpflags_allow_blocking(gfp)
-
 /* Chunk memory: backend in c-core/platform/kernel/chunk_dma.c. */
 void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
 			       gfp_t gfp);
@@ -77,8 +62,6 @@ void dg_report_bad_free(void *dev, bool first, const char *pool,
 			const char *why);
 #define dg_err(dev, fmt, ...) \
 	dev_err((struct device *)(dev), fmt "\n", ##__VA_ARGS__)
-
-#define dg_hweight_long(word)		hweight_long(word)
 
 /*
  * Per-CPU block caches. On !PREEMPT_RT a cache is taken with a trylock,
@@ -208,11 +191,6 @@ static __always_inline void dg_cpu_unlock(struct dg_cpu_lock __percpu *pl,
 #define dg_pcp_lock(pcp)	((void *)dg_cpu_lock(&(pcp)->cpu_lock))
 #define dg_pcp_unlock(pcp, c)	dg_cpu_unlock(&(pcp)->cpu_lock, &(c)->cpu_lock)
 
-#define dg_percpu_alloc(type)		alloc_percpu_gfp(type, GFP_KERNEL)
-#define dg_percpu_free(p)		free_percpu(p)
-#define dg_percpu_ptr(p, cpu)		per_cpu_ptr(p, cpu)
-#define dg_for_each_cpu(cpu)		for_each_possible_cpu(cpu)
-#define dg_nr_cpus()			num_possible_cpus()
 /*
  * Wait for every cache section that began before: they are RCU read-side
  * sections (preemption off; on PREEMPT_RT a spinlock_t, which holds the

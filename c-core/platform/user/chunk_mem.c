@@ -50,7 +50,7 @@ static bool should_fail(void)
 	       __atomic_add_fetch(&alloc_calls, 1, __ATOMIC_RELAXED) == fail_at;
 }
 
-void *dg_kzalloc_node(size_t size, gfp_t gfp, int node)
+void *kzalloc_node(size_t size, gfp_t gfp, int node)
 {
 	void *p;
 
@@ -68,14 +68,14 @@ void *dg_kzalloc_node(size_t size, gfp_t gfp, int node)
 	return p;
 }
 
-void dg_kfree(void *p)
+void kfree(void *p)
 {
 	if (p)
 		count(&dg_user_count.meta_live, -1);
 	free(p);
 }
 
-size_t dg_ksize(void *p)
+size_t ksize(void *p)
 {
 	return malloc_usable_size(p);
 }
@@ -317,12 +317,12 @@ void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
 
 void *dg_user_percpu_alloc(size_t size)
 {
-	return dg_kzalloc_node(size * DG_USER_CPUS, GFP_KERNEL, DG_NO_NODE);
+	return kzalloc_node(size * DG_USER_CPUS, GFP_KERNEL, DG_NO_NODE);
 }
 
 void dg_user_percpu_free(void *p)
 {
-	dg_kfree(p);
+	kfree(p);
 }
 
 static void *reclaim_thread(void *arg)

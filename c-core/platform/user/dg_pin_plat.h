@@ -107,7 +107,7 @@ static inline long atomic_long_fetch_andnot(long i, atomic_long_t *v)
  * one plain instruction on x86.
  */
 #define dg_this_cpu_inc(pcp, field) \
-	__atomic_fetch_add(&dg_percpu_ptr(pcp, dg_user_this_cpu())->field, \
+	__atomic_fetch_add(&per_cpu_ptr(pcp, dg_user_this_cpu())->field, \
 			   1, __ATOMIC_RELAXED)
 
 /* Userspace has no memory cgroups: an accounted allocation is a plain one. */
@@ -183,7 +183,7 @@ void dg_pin_plat_unmap(struct dg_pin_plat *plat, void *cookie,
 		       unsigned long nr_pages, bool write);
 
 /* The page pointer array of an entry: kvcalloc() in the kernel. */
-#define dg_kvcalloc(n, size, node)	dg_kzalloc_node((n) * (size), GFP_KERNEL, node)
-#define dg_kvfree(p)			dg_kfree(p)
+#define dg_kvcalloc(n, size, node)	kzalloc_node((n) * (size), GFP_KERNEL, node)
+#define dg_kvfree(p)			kfree(p)
 
 #endif /* _DMAGUARD_PIN_PLAT_USER_H */

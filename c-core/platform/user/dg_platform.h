@@ -50,8 +50,12 @@ typedef u64 dma_addr_t;
  * too, or native benchmarks would charge the core for the fallback.
  */
 #define __ffs(word)		((unsigned long)__builtin_ctzl(word))
-/* tools/include's hweight_long() needs lib/hweight.c, which we lack. */
-#define dg_hweight_long(word)	((unsigned int)__builtin_popcountl(word))
+/*
+ * tools/include's hweight_long() (defined above, by <linux/bitops.h>)
+ * ends in lib/hweight.c's software count, which is not built here; the
+ * kernel's x86 one is a popcnt.
+ */
+#define hweight_long(word)	((unsigned int)__builtin_popcountl(word))
 
 /*
  * Atomic bitops: tools/include aliases set_bit() and clear_bit() to
@@ -136,22 +140,22 @@ static inline int order_base_2(unsigned long n)
 #endif
 
 /* Bookkeeping allocations (chunk_mem.c: counted, can be made to fail). */
-void *dg_kzalloc_node(size_t size, gfp_t gfp, int node);
-void dg_kfree(void *p);
-size_t dg_ksize(void *p);
+void *kzalloc_node(size_t size, gfp_t gfp, int node);
+void kfree(void *p);
+size_t ksize(void *p);
 
 /* Time in ticks: tests move it by hand. */
 extern unsigned long dg_user_ticks;
-#define dg_now()			(__atomic_load_n(&dg_user_ticks, __ATOMIC_RELAXED))
+#define jiffies			(__atomic_load_n(&dg_user_ticks, __ATOMIC_RELAXED))
 
 /* init_on_alloc of the simulated kernel; on, as in Debian's config. */
 extern bool dg_user_init_on_alloc;
-#define dg_want_zero(gfp) \
+#define want_init_on_alloc(gfp) \
 	(dg_user_init_on_alloc || ((gfp) & __GFP_ZERO))
 /* init_on_free of the simulated kernel; off, as in Debian's config. */
 extern bool dg_user_init_on_free;
-#define dg_want_zero_on_free()		(dg_user_init_on_free)
-#define dg_gfp_may_sleep(gfp)		(!!((gfp) & GFP_KERNEL))
+#define want_init_on_free()		(dg_user_init_on_free)
+#define gfpflags_allow_blocking(gfp)		(!!((gfp) & GFP_KERNEL))
 
 void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
 			       gfp_t gfp);
@@ -180,11 +184,11 @@ struct dg_cpu_lock {
 
 #define __percpu
 #define dg_cpu_lock_init(cl)		((cl)->locked = 0)
-#define dg_percpu_alloc(type)		((type *)dg_user_percpu_alloc(sizeof(type)))
-#define dg_percpu_free(p)		dg_user_percpu_free(p)
-#define dg_percpu_ptr(p, cpu)		(&(p)[cpu])
-#define dg_for_each_cpu(cpu)		for ((cpu) = 0; (cpu) < DG_USER_CPUS; (cpu)++)
-#define dg_nr_cpus()			DG_USER_CPUS
+#define alloc_percpu(type)		((type *)dg_user_percpu_alloc(sizeof(type)))
+#define free_percpu(p)		dg_user_percpu_free(p)
+#define per_cpu_ptr(p, cpu)		(&(p)[cpu])
+#define for_each_possible_cpu(cpu)		for ((cpu) = 0; (cpu) < DG_USER_CPUS; (cpu)++)
+#define num_possible_cpus()			DG_USER_CPUS
 
 void *dg_user_percpu_alloc(size_t size);
 void dg_user_percpu_free(void *p);

@@ -89,7 +89,7 @@ static inline void rcu_read_unlock(void)
 #define kfree_rcu(p, field) do {					\
 	BUILD_BUG_ON(offsetof(__typeof__(*(p)), field) < 0);		\
 	synchronize_rcu();						\
-	dg_kfree(p);							\
+	kfree(p);							\
 } while (0)
 
 static inline void hlist_add_head_rcu(struct hlist_node *n,
