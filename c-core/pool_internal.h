@@ -49,10 +49,10 @@
  * a group of the first partial chunk under the pool lock: in-order
  * patterns take the pool lock once per group of blocks each way.
  *
- * 64 KiB: at 16 KiB, 4 KiB blocks came in groups of 4 and a quarter of
- * their frees took the slow path (native pool_bench, 4 KiB: 81.2 ns a
- * pair, 77.6 at 64 KiB). A CPU may keep two groups of a pool free, as
- * the page allocator's per-CPU lists keep pages; a reclaim drains them.
+ * 64 KiB: 4 KiB blocks come in groups of 16, so few of their frees take
+ * the slow path. A CPU may keep two groups of a pool free, as the page
+ * allocator's per-CPU lists keep pages; they go back when the CPU goes
+ * offline, on a drain, and at destroy (a reclaim leaves them).
  */
 #define DG_PCP_BYTES		(64 * 1024ul)
 
