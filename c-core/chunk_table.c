@@ -89,7 +89,7 @@ static void table_remove_entry(struct dg_chunk_table *t, unsigned long tagged)
 
 	i = home_of(slot_key(t, tagged), t->bits);
 	while (t->slots[i].tagged != tagged) {
-		dg_assert(t->slots[i].tagged);
+		VM_WARN_ON_ONCE(!t->slots[i].tagged);
 		i = (i + 1) & mask;
 	}
 

@@ -144,32 +144,32 @@ void dg_pin_cache_check(struct dg_pin_cache *c)
 	spin_lock(&c->lock);
 	for (e = pin_it_iter_first(&c->index, 0, ULONG_MAX); e;
 	     e = pin_it_iter_next(e, 0, ULONG_MAX)) {
-		dg_assert(atomic_long_read(&e->hold) & DG_PIN_INDEXED);
-		dg_assert(!(e->start & (DG_PAGE_SIZE - 1)));
-		dg_assert(e->last - e->start + 1 == e->nr_pages * DG_PAGE_SIZE);
-		dg_assert(!list_empty(&e->lru));
-		dg_assert(rcu_access_pointer(ids_deref(c)->slot[e->id]) == e);
+		VM_WARN_ON_ONCE(!(atomic_long_read(&e->hold) & DG_PIN_INDEXED));
+		VM_WARN_ON_ONCE(e->start & (DG_PAGE_SIZE - 1));
+		VM_WARN_ON_ONCE(e->last - e->start + 1 != e->nr_pages * DG_PAGE_SIZE);
+		VM_WARN_ON_ONCE(list_empty(&e->lru));
+		VM_WARN_ON_ONCE(rcu_access_pointer(ids_deref(c)->slot[e->id]) != e);
 		indexed++;
 	}
 	list_for_each_entry(e, &c->lru, lru) {
-		dg_assert(atomic_long_read(&e->hold) & DG_PIN_INDEXED);
+		VM_WARN_ON_ONCE(!(atomic_long_read(&e->hold) & DG_PIN_INDEXED));
 		listed++;
 	}
 	for (b = 0; b < 1u << DG_PIN_HASH_BITS; b++) {
 		hlist_for_each_entry(e, &c->hash[b], hnode) {
-			dg_assert(hash_long(e->start / DG_PAGE_SIZE,
-					    DG_PIN_HASH_BITS) == b);
+			VM_WARN_ON_ONCE(hash_long(e->start / DG_PAGE_SIZE,
+						  DG_PIN_HASH_BITS) != b);
 			hashed++;
 		}
 	}
 	list_for_each_entry(e, &c->dead, lru)
-		dg_assert(!atomic_long_read(&e->hold));
-	dg_assert(list_empty(&c->dead) || c->reap_queued);
-	dg_assert(indexed == c->nr_indexed);
-	dg_assert(listed == indexed && hashed == indexed);
-	dg_assert(indexed <= c->nr_entries);
-	dg_assert(!c->max_entries || c->nr_entries <= c->max_entries);
-	dg_assert(!c->max_bytes || c->bytes <= c->max_bytes);
+		VM_WARN_ON_ONCE(atomic_long_read(&e->hold));
+	VM_WARN_ON_ONCE(!list_empty(&c->dead) && !c->reap_queued);
+	VM_WARN_ON_ONCE(indexed != c->nr_indexed);
+	VM_WARN_ON_ONCE(listed != indexed || hashed != indexed);
+	VM_WARN_ON_ONCE(indexed > c->nr_entries);
+	VM_WARN_ON_ONCE(c->max_entries && c->nr_entries > c->max_entries);
+	VM_WARN_ON_ONCE(c->max_bytes && c->bytes > c->max_bytes);
 	spin_unlock(&c->lock);
 }
 #endif
@@ -581,7 +581,7 @@ static int entry_pin(struct dg_pin_cache *c, struct dg_pin_entry *e)
 			entry_unpin(c, e, done);
 			return ret < 0 ? (int)ret : -EFAULT;
 		}
-		dg_assert(ret <= n);
+		VM_WARN_ON_ONCE(ret > n);
 		done += ret;
 	}
 	return 0;
@@ -831,8 +831,8 @@ int dg_pin_put_locked(struct dg_pin_cache *c, u64 cookie,
 		spin_unlock(&c->lock);
 		/* a refused put cannot be the last: @c is the caller's */
 		if (first)
-			dg_err(c->plat.dev, "pin cache: put of a handle it does not hold (%#llx): refused",
-			       (unsigned long long)cookie);
+			dev_err(c->plat.dev, "pin cache: put of a handle it does not hold (%#llx): refused\n",
+				(unsigned long long)cookie);
 		return -EINVAL;
 	}
 	/* The last handle of a stale entry: ours to release. */
@@ -1013,8 +1013,8 @@ unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
 	/* The creator's reference keeps @c until the end of this function. */
 	release_list(c, &out);
 	if (held)
-		dg_err(c->plat.dev, "pin cache destroyed with %lu handles held; released at their last put",
-		       held);
+		dev_err(c->plat.dev, "pin cache destroyed with %lu handles held; released at their last put\n",
+			held);
 	dg_pin_cache_put(c);
 	return held;
 }

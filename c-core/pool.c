@@ -70,41 +70,42 @@ void dg_pool_check(struct dg_pool *pool)
 	u64 in_use = 0;
 
 	list_for_each_entry(chunk, &pool->partial, node) {
-		dg_assert(chunk->nr_free > 0);
+		VM_WARN_ON_ONCE(!chunk->nr_free);
 		/* The empty chunks form the tail of the partial list. */
-		dg_assert(!seen_empty || chunk_is_empty(pool, chunk));
+		VM_WARN_ON_ONCE(seen_empty && !chunk_is_empty(pool, chunk));
 		seen_empty |= chunk_is_empty(pool, chunk);
 		empty += chunk_is_empty(pool, chunk);
 	}
 	list_for_each_entry(chunk, &pool->full, node)
-		dg_assert(chunk->nr_free == 0);
-	dg_assert(empty == pool->nr_empty);
+		VM_WARN_ON_ONCE(chunk->nr_free != 0);
+	VM_WARN_ON_ONCE(empty != pool->nr_empty);
 	list_for_each_entry(chunk, &pool->partial, node) {
 		chunks++;
 		free = 0;
 		for (w = 0; w < pool->map_words; w++) {
 			free += __builtin_popcountl(chunk->map[w]);
-			dg_assert(w >= chunk->hint || !chunk->map[w]);
+			VM_WARN_ON_ONCE(w < chunk->hint && chunk->map[w]);
 		}
-		dg_assert(free == chunk->nr_free);
-		dg_assert(chunk->map[chunk->hint]);
+		VM_WARN_ON_ONCE(free != chunk->nr_free);
+		VM_WARN_ON_ONCE(!chunk->map[chunk->hint]);
 		in_use += pool->blocks_per_chunk - chunk->nr_free;
 		entries += dg_table_entries(&pool->table,
 					    dg_dma_addr(chunk->blocks));
-		dg_assert(dg_table_find(&pool->table,
-					dg_dma_addr(chunk->blocks)) == chunk);
+		VM_WARN_ON_ONCE(dg_table_find(&pool->table,
+					      dg_dma_addr(chunk->blocks)) != chunk);
 	}
 	list_for_each_entry(chunk, &pool->full, node) {
 		chunks++;
 		in_use += pool->blocks_per_chunk;
 		entries += dg_table_entries(&pool->table,
 					    dg_dma_addr(chunk->blocks));
-		dg_assert(dg_table_find(&pool->table, dg_dma_addr(chunk->blocks) +
-					chunk_size(pool) - 1) == chunk);
+		VM_WARN_ON_ONCE(dg_table_find(&pool->table,
+					      dg_dma_addr(chunk->blocks) +
+					      chunk_size(pool) - 1) != chunk);
 	}
-	dg_assert(chunks == pool->nr_chunks);
-	dg_assert(in_use == pool->in_use);
-	dg_assert(entries == pool->table.used);
+	VM_WARN_ON_ONCE(chunks != pool->nr_chunks);
+	VM_WARN_ON_ONCE(in_use != pool->in_use);
+	VM_WARN_ON_ONCE(entries != pool->table.used);
 }
 #endif
 
@@ -203,9 +204,9 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	int cpu;
 
 	if (dg_pool_check_params(p, &why)) {
-		dg_err(p->dev, "pool %s: cannot create: %s (size %zu align %zu boundary %zu)",
-		       p->name ? p->name : "(null)", why, p->size, p->align,
-		       p->boundary);
+		dev_err(p->dev, "pool %s: cannot create: %s (size %zu align %zu boundary %zu)\n",
+			p->name ? p->name : "(null)", why, p->size, p->align,
+			p->boundary);
 		return NULL;
 	}
 

@@ -61,7 +61,7 @@ static unsigned long chunk_take(struct dg_pool *pool, struct dg_chunk *chunk,
 	u32 w = chunk->hint, lo, n;
 	unsigned long left = chunk->map[w], take;
 
-	dg_assert(left);
+	VM_WARN_ON_ONCE(!left);
 	lo = (u32)__ffs(left) >> shift << shift;
 	take = left & (mask << lo);
 	left &= ~take;
@@ -680,7 +680,7 @@ unsigned int dg_pool_reclaim_empty(struct dg_pool *pool,
 	/* ...and release forward, oldest first. */
 	for (n = pool->nr_empty; n > keep; n--, chunk = next) {
 		next = list_next_entry(chunk, node);
-		dg_assert(chunk_is_empty(pool, chunk));
+		VM_WARN_ON_ONCE(!chunk_is_empty(pool, chunk));
 		if (now - chunk->empty_since < min_age)
 			break;
 		list_move(&chunk->node, &victims);
@@ -784,8 +784,8 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
 	list_for_each_entry_safe(chunk, next, &pool->deferred, node)
 		dg_chunk_destroy(pool, chunk);
 	if (live)
-		dg_err(pool->dev, "pool %s: destroyed with %u blocks in use, %u chunks kept",
-		       pool->name, live, kept);
+		dev_err(pool->dev, "pool %s: destroyed with %u blocks in use, %u chunks kept\n",
+			pool->name, live, kept);
 	kfree(pool->table.slots);
 	kfree(pool->map_full);
 	kfree(pool);

@@ -35,9 +35,9 @@
 #define uintptr_t unsigned long
 /*
  * The core's invariant check is a statement-like macro; spatch takes
- * "dg_assert(word);" after declarations for one more declaration.
+ * "VM_WARN_ON_ONCE(word);" after declarations for one more declaration.
  */
-#define dg_assert(cond) ((void)(cond))
+#define VM_WARN_ON_ONCE(cond) ((void)(cond))
 /* Function attributes spatch does not know before an enum return type. */
 #define __cold
 #define noinline

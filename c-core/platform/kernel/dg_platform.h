@@ -47,12 +47,6 @@ void dg_chunk_mem_free(void *dev, size_t size, void __dma *mem,
 bool dg_chunk_mem_lazy_unmap(void *dev);
 
 /*
- * Invariant checks of the core: only with CONFIG_DEBUG_VM. They guard the
- * core's own bookkeeping, which nothing a device writes can reach.
- */
-#define dg_assert(cond)			VM_WARN_ON_ONCE(!(cond))
-
-/*
  * A rejected free (c-core/platform/kernel/main.c): the pool's first in
  * full, later ones ratelimited; never a WARN, which a misbehaving
  * driver or device could turn into a panic with panic_on_warn.
@@ -60,8 +54,6 @@ bool dg_chunk_mem_lazy_unmap(void *dev);
 void dg_report_bad_free(void *dev, bool first, const char *pool,
 			const void __dma *vaddr, dma_addr_t dma,
 			const char *why);
-#define dg_err(dev, fmt, ...) \
-	dev_err((struct device *)(dev), fmt "\n", ##__VA_ARGS__)
 
 /*
  * Per-CPU block caches. On !PREEMPT_RT a cache is taken with a trylock,

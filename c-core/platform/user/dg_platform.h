@@ -126,17 +126,21 @@ static inline int order_base_2(unsigned long n)
 
 #define might_alloc(gfp)	do { (void)(gfp); } while (0)
 
-/* Invariant checks: on in the unit-test and fuzz builds (DG_DEBUG). */
+/*
+ * The kernel's VM_WARN_ON_ONCE() checks only with CONFIG_DEBUG_VM; here
+ * in the unit-test and fuzz builds (DG_DEBUG), where a broken invariant
+ * stops the program.
+ */
 #ifdef DG_DEBUG
-#define dg_assert(cond) do {						\
-	if (!(cond)) {							\
+#define VM_WARN_ON_ONCE(cond) do {					\
+	if (cond) {							\
 		fprintf(stderr, "%s:%d: dmaguard invariant broken: %s\n",	\
 			__FILE__, __LINE__, #cond);			\
 		abort();						\
 	}								\
 } while (0)
 #else
-#define dg_assert(cond)		do { } while (0)
+#define VM_WARN_ON_ONCE(cond)	((void)sizeof(!!(cond)))
 #endif
 
 /* Bookkeeping allocations (chunk_mem.c: counted, can be made to fail). */
@@ -376,12 +380,17 @@ static inline void dg_report_bad_free(void *dev, bool first, const char *pool,
 			(unsigned long long)dma, why);
 }
 
-/* @dev is read as the kernel's dev_err() reads it (use-after-free checks). */
-#define dg_err(dev, fmt, ...) do { \
-	(void)*(void * volatile *)&(dev); \
-	dg_user_reports_err++; \
-	if (dg_user_verbose) \
-		fprintf(stderr, "dmaguard: " fmt "\n", ##__VA_ARGS__); \
+/*
+ * Messages are counted (dg_user_reports_err) and printed with -v. @dev is
+ * read as the kernel's dev_err() reads it (use-after-free checks).
+ */
+#define dev_err(dev, fmt, ...) do {					\
+	__typeof__(dev) volatile _dev = (dev);				\
+									\
+	(void)_dev;							\
+	__atomic_add_fetch(&dg_user_reports_err, 1, __ATOMIC_RELAXED);	\
+	if (dg_user_verbose)						\
+		fprintf(stderr, "dmaguard: " fmt, ##__VA_ARGS__);	\
 } while (0)
 
 #endif /* _DMAGUARD_PLATFORM_USER_H */

@@ -4,7 +4,7 @@
  * simulated kernel's devices are all alike (chunk_mem.c ignores them), so
  * a device is its NUMA node and its device resources; dg_user_dev is the
  * one tests pass.
- * Messages are counted and printed as dg_err() does (dg_platform.h).
+ * dev_err() is dg_platform.h's: counted, printed with -v.
  */
 #ifndef _DMAGUARD_USER_LINUX_DEVICE_H
 #define _DMAGUARD_USER_LINUX_DEVICE_H
@@ -21,7 +21,7 @@ extern struct device dg_user_dev;
 
 /*
  * References, as the driver core counts them; the simulated device is
- * never released, but a put without a get is reported (dg_err()'s count),
+ * never released, but a put without a get is reported (dev_err()'s count),
  * and tests read the balance with dg_user_device_refs().
  */
 struct device *get_device(struct device *dev);
@@ -58,8 +58,6 @@ static inline int dev_to_node(struct device *dev)
 		fprintf(stderr, fmt, ##__VA_ARGS__);			\
 } while (0)
 
-#define dev_err(dev, fmt, ...)	\
-	dg_user_printk("dev %p: " fmt, (void *)(dev), ##__VA_ARGS__)
 #define pr_err(fmt, ...)	dg_user_printk(pr_fmt(fmt), ##__VA_ARGS__)
 
 #endif /* _DMAGUARD_USER_LINUX_DEVICE_H */
