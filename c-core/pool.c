@@ -27,8 +27,8 @@
  * boundary-sized segments of blocks_per_seg blocks each, and a block's bit
  * number is (segment << seg_bits) | slot, so that index -> offset is two
  * shifts and a multiply. offset -> index is a shift for power-of-two
- * strides and a multiply by a reciprocal otherwise: no divide on the hot
- * paths (a 64-bit divide costs tens of cycles on current x86).
+ * strides and reciprocal_divide() otherwise (offsets inside a chunk fit
+ * in 32 bits): no divide on the hot paths.
  *
  * Alignment and boundaries are promises about bus addresses (and CPU
  * addresses up to a page). Offsets inside a chunk keep them when the
@@ -171,7 +171,7 @@ static void pool_set_geometry(struct dg_pool *pool, size_t align,
 	pool->blocks_per_chunk = nseg * pool->blocks_per_seg;
 	pool->map_bits = ((nseg - 1) << pool->seg_bits) + pool->blocks_per_seg;
 	pool->map_words = BITS_TO_LONGS(pool->map_bits);
-	pool->recip = (1ull << DG_RECIP_SHIFT) / pool->stride + 1;
+	pool->recip = reciprocal_value(pool->stride);
 	if (seg == chunk && is_power_of_2(pool->stride) && pool->stride > 1)
 		pool->stride_shift = ilog2(pool->stride);
 

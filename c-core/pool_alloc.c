@@ -217,6 +217,61 @@ static bool pool_table_room(struct dg_pool *pool, gfp_t gfp)
 }
 
 /*
+ * One block of the first partial chunk, live now, or NULL when no chunk
+ * has a free block. Called without locks.
+ */
+static void __dma *pool_take_one(struct dg_pool *pool, gfp_t gfp,
+				 dma_addr_t *dma)
+{
+	struct dg_chunk *chunk;
+	unsigned long flags;
+	u32 idx, nr;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	if (unlikely(list_empty(&pool->partial))) {
+		spin_unlock_irqrestore(&pool->lock, flags);
+		return NULL;
+	}
+	chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
+	chunk_take(pool, chunk, 0, 1, &idx, &nr);
+	set_bit(idx, chunk_live(pool, chunk));
+	dg_pool_check(pool);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	return block_hand_out(pool, chunk, idx, gfp, dma);
+}
+
+static void pcp_drain_irq(void *arg);
+static bool pcp_has_blocks(int cpu, void *arg);
+
+/*
+ * A new chunk could not be had: take back the free blocks the CPUs cache,
+ * then try the chunks again, so that an allocation fails only when the
+ * pool has no free block at all (as the kernel's pool, one free list).
+ * A caller that may sleep drains every CPU that caches blocks; an atomic
+ * one interrupts them (an IPI, allowed with interrupts on, outside
+ * interrupts, and not on PREEMPT_RT, whose cache lock sleeps), and a CPU
+ * interrupted inside its own cache section keeps its blocks. An atomic
+ * caller in an interrupt or with interrupts off cannot reach other CPUs'
+ * caches without an atomic in every allocation and free; it fails as the
+ * page allocator's atomic allocations fail with pages on other CPUs'
+ * lists.
+ */
+static noinline void __dma *pool_steal(struct dg_pool *pool, gfp_t gfp,
+				       dma_addr_t *dma)
+{
+	if (!pool->pcp_high)
+		return NULL;
+	if (gfpflags_allow_blocking(gfp))
+		dg_pool_drain(pool);
+	else if (!IS_ENABLED(CONFIG_PREEMPT_RT) && !in_interrupt() &&
+		 !irqs_disabled())
+		on_each_cpu_cond(pcp_has_blocks, pcp_drain_irq, pool, true);
+	else
+		return NULL;
+	return pool_take_one(pool, gfp, dma);
+}
+
+/*
  * No chunk has a free block: add one, and take the caller's block from
  * it at once, so that other CPUs cannot leave the caller empty-handed.
  * Called without locks (as mainline, chunk memory is allocated with
@@ -231,11 +286,11 @@ static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
 
 	chunk = dg_chunk_create(pool, gfp);
 	if (!chunk)
-		return NULL;
+		return pool_steal(pool, gfp, dma);
 	for (;;) {
 		if (!pool_table_room(pool, gfp)) {
 			dg_chunk_drop(pool, chunk, gfp);
-			return NULL;
+			return pool_steal(pool, gfp, dma);
 		}
 		spin_lock_irqsave(&pool->lock, flags);
 		if (dg_table_can_insert(&pool->table))
@@ -289,22 +344,14 @@ noinline void __dma *dg_pool_alloc_slow(struct dg_pool *pool,
 noinline void __dma *dg_pool_alloc_bypass(struct dg_pool *pool, gfp_t gfp,
 					  dma_addr_t *dma)
 {
-	struct dg_chunk *chunk;
 	unsigned long flags;
-	u32 idx, nr;
+	void __dma *mem;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	pool->cache_bypass++;
-	if (unlikely(list_empty(&pool->partial))) {
-		spin_unlock_irqrestore(&pool->lock, flags);
-		return pool_grow(pool, gfp, dma);
-	}
-	chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
-	chunk_take(pool, chunk, 0, 1, &idx, &nr);
-	set_bit(idx, chunk_live(pool, chunk));
-	dg_pool_check(pool);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	return block_hand_out(pool, chunk, idx, gfp, dma);
+	mem = pool_take_one(pool, gfp, dma);
+	return mem ?: pool_grow(pool, gfp, dma);
 }
 
 /**
@@ -339,7 +386,7 @@ static __always_inline enum dg_bad_free free_decode(struct dg_pool *pool,
 		*idx = off >> pool->stride_shift;
 	} else {
 		in = off & pool->seg_mask;
-		slot = (u32)((in * pool->recip) >> DG_RECIP_SHIFT);
+		slot = reciprocal_divide(in, pool->recip);
 		if (unlikely((unsigned long)slot * pool->stride != in ||
 			     slot >= pool->blocks_per_seg))
 			return DG_BAD_MISALIGNED;
@@ -578,8 +625,8 @@ static bool pcp_has_blocks(int cpu, void *arg)
 	return READ_ONCE(pcp->alloc.bits) || READ_ONCE(pcp->freed.bits);
 }
 
-/* Return this CPU's cached blocks to their chunks (dg_on_each_cpu()). */
-static void pcp_drain(void *arg)
+/* Return this CPU's cached blocks to their chunks (work_on_cpu()). */
+static long pcp_drain(void *arg)
 {
 	struct dg_pool *pool = arg;
 	struct dg_pcp *pcp;
@@ -590,19 +637,51 @@ static void pcp_drain(void *arg)
 	pcp_flush(pool, pcp);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	dg_pcp_unlock(pool->pcp, pcp);
+	return 0;
+}
+
+/*
+ * The same from an IPI (pool_steal()): the interrupt may have landed
+ * inside this CPU's section, whose blocks then stay.
+ */
+static void pcp_drain_irq(void *arg)
+{
+	struct dg_pool *pool = arg;
+	struct dg_pcp *pcp;
+
+	pcp = dg_pcp_trylock(pool->pcp);
+	if (!pcp)
+		return;
+	spin_lock(&pool->lock);
+	pcp_flush(pool, pcp);
+	spin_unlock(&pool->lock);
+	dg_pcp_unlock(pool->pcp, pcp);
 }
 
 /**
  * dg_pool_drain() - return the CPUs' cached free blocks to their chunks
  * @pool: the pool
  *
- * Context: process context; may sleep (visits every online CPU that
- * caches blocks of @pool).
+ * Visits, in process context there, each online CPU that caches blocks
+ * of @pool. Not work_on_cpu_safe(): a drain must not take the CPU hotplug
+ * lock, or a pool destroyed from a hotplug callback would wait for its
+ * reclaim while that reclaim waited for the hotplug. A CPU that goes down
+ * meanwhile has the work run on another CPU, which then drains its own
+ * cache (pcp_drain() works on whichever CPU runs it); the dead CPU's cache
+ * goes back in dg_pool_cpu_dead().
+ *
+ * Context: process context; may sleep.
  */
 void dg_pool_drain(struct dg_pool *pool)
 {
-	if (pool->pcp_high)
-		dg_on_each_cpu(pcp_has_blocks, pcp_drain, pool);
+	int cpu;
+
+	might_sleep();
+	if (!pool->pcp_high)
+		return;
+	for_each_online_cpu(cpu)
+		if (pcp_has_blocks(cpu, pool))
+			work_on_cpu(cpu, pcp_drain, pool);
 }
 
 /*

@@ -95,7 +95,7 @@ static __always_inline bool run_block(struct dg_pool *pool,
 			return false;
 		i = off >> pool->stride_shift;
 	} else {
-		i = (off * pool->recip) >> DG_RECIP_SHIFT;
+		i = reciprocal_divide(off, pool->recip);
 		/* A group may end in a segment's unused tail. */
 		if (unlikely(i * pool->stride != off ||
 			     (run->first & pool->slot_mask) + i >=

@@ -27,16 +27,6 @@
 #define DG_STRIDE_MAX		BIT(31)
 
 /*
- * With recip = 2^DG_RECIP_SHIFT / stride + 1, (offset * recip) >>
- * DG_RECIP_SHIFT is offset / stride for every multiple of the stride
- * below 2^DG_RECIP_SHIFT (offsets stay inside a chunk, at most 2^31), and
- * the product stays below 2^60 (a chunk is at most 64 KiB or twice the
- * stride). Any other offset gives a quotient whose product with the
- * stride is not the offset: the callers check that.
- */
-#define DG_RECIP_SHIFT		42
-
-/*
  * Per-CPU caches of free blocks, in runs: a run is free blocks of one
  * group of a bitmap word of one chunk (the aligned 2^run_shift bits that
  * hold DG_PCP_BYTES of blocks at most, inside one segment: 64 blocks of
@@ -132,7 +122,8 @@ struct dg_pool {
 	u32 blocks_per_chunk;
 	u32 map_bits;
 	u32 map_words;
-	u64 recip;
+	/* offset -> index without a divide, for other strides */
+	struct reciprocal_value recip;
 	unsigned long *map_full;	/* bitmap of a fresh chunk */
 
 	void *dev;

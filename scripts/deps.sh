@@ -32,6 +32,7 @@ PACKAGES=(
 	clang libclang-rt-14-dev bindgen kmod python3 valgrind
 	linux-source-6.12 linux-source-6.1	# drivers for make real-drivers, vm-drivers
 	xz-utils	# tar -J for the linux-source tarball
+	liburcu-dev	# make bench-table: the kernel's radix-tree test harness
 	# The debug and rt kernels built here (scripts/kernel/): clang 14 and
 	# Debian's rustc with its library source (CONFIG_RUST).
 	clang-14 lld-14 llvm-14 flex bison libelf-dev libssl-dev bc rustc-web

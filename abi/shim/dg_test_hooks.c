@@ -3,8 +3,9 @@
  * Test hooks: what dmaguard's own in-kernel test and benchmark modules
  * (tests/kmod/) need beyond the public interface, namely the chunk walk
  * that plays a hostile device, the core's free with its verdict, a forced
- * reclaim, the chunk memory held by all pools, and a call made inside
- * this CPU's cache section (where a test raises an interrupt).
+ * reclaim, the chunk memory held by all pools, a call made inside this
+ * CPU's cache section (where a test raises an interrupt), and chunk
+ * allocations refused.
  *
  * Built only into the test flavour of dmaguard.ko
  * (`make modules DMAGUARD_TEST_HOOKS=1`, see ./Kbuild), in namespace
@@ -63,6 +64,19 @@ int dg_test_in_cache_section(struct dg_pool *pool, void (*fn)(void *arg),
 	return 0;
 }
 DG_EXPORT_INTERNAL(dg_test_in_cache_section);
+
+/**
+ * dg_test_fail_chunks() - refuse every chunk allocation, or stop refusing
+ * @fail: true to refuse them, as dma_alloc_coherent() does when memory is
+ *	short
+ *
+ * Context: Any context.
+ */
+void dg_test_fail_chunks(bool fail)
+{
+	WRITE_ONCE(dg_test_chunks_fail, fail);
+}
+DG_EXPORT_INTERNAL(dg_test_fail_chunks);
 
 DG_EXPORT_INTERNAL(dg_pool_for_each_chunk);
 DG_EXPORT_INTERNAL(dg_pool_reclaim);

@@ -17,6 +17,7 @@
 long dg_test_chunk_bytes(void);
 int dg_test_in_cache_section(struct dg_pool *pool, void (*fn)(void *arg),
 			     void *arg);
+void dg_test_fail_chunks(bool fail);
 
 /**
  * dg_test_stats() - a pool's statistics, through the public call

@@ -11,6 +11,8 @@
 #   make bench-nvme     the kernel's NVMe driver: stock vs converted vs
 #                       its unconverted rebuild, one boot per kernel and
 #                       backend (NVME_ROUNDS, NVME_MIB)
+#   make bench-table    the pool's chunk table beside the kernel's xarray,
+#                       natively and in one 6.12 TCG boot
 #   make prof-pin       a pin cache hit's guest instructions per function
 #                       (a QEMU plugin, scripts/bench/prof.sh)
 #   make prof-pool      the same for an alloc + free pair, dma_pool beside
@@ -26,7 +28,8 @@ BENCH_SRCS	:= tests/bench/pool_bench.c tests/bench/pool_bench_mt.c \
 		   tests/bench/ref_pool_bare.c
 BENCH_HDRS	:= tests/bench/ref_pool.h tests/bench/pool_bench.h
 
-.PHONY: bench bench-vm bench-native bench-pin bench-nvme prof-pin prof-pool
+.PHONY: bench bench-vm bench-native bench-pin bench-nvme bench-table prof-pin \
+	prof-pool
 
 bench: deps $(BENCH_OUT)/pool_bench modules-test vm-bins vm-drivers
 	@scripts/bench.sh all
@@ -45,6 +48,10 @@ prof-pool: deps modules-test
 
 bench-vm: deps
 	@scripts/bench.sh vm
+
+# The chunk table beside the kernel's xarray (tests/bench/chunk_table).
+bench-table: deps
+	@tests/bench/chunk_table/run.sh
 
 bench-native: $(BENCH_OUT)/pool_bench $(BENCH_OUT)/pool_bench_mt \
 	      $(BENCH_OUT)/pin_bench

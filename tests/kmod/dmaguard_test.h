@@ -87,6 +87,7 @@ void dgt_irq_on_busy_cache(void);
 void dgt_reclaim(void);
 void dgt_cpu_offline(void);
 void dgt_hotplug_callback(void);
+void dgt_failed_growth_steals(void);
 void dgt_concurrency(void);
 void dgt_no_leak(long base);
 void dgt_destroy_live(void);

@@ -233,7 +233,7 @@ static const struct {
 };
 
 /* Every case but the geometry rows. */
-#define DGT_NR_OTHER		19
+#define DGT_NR_OTHER		20
 
 static char *only;
 module_param(only, charp, 0444);
@@ -288,6 +288,7 @@ static int __init dgt_init(void)
 	dgt_misuse_second_pool(m);
 	dgt_reclaim();
 	dgt_cpu_offline();
+	dgt_failed_growth_steals();
 	dgt_hotplug_callback();
 	dgt_concurrency();
 	dgt_no_leak(base);

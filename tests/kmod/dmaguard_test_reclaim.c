@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dmaguard_test: reclaim of chunks that stay empty, a CPU going offline
- * with blocks in its cache, two threads on one pool (with reclaim racing
- * them), the leak check, and destroy with live blocks.
+ * with blocks in its cache, a failed growth taking back cached blocks,
+ * two threads on one pool (with reclaim racing them), the leak check, and
+ * destroy with live blocks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -229,6 +230,112 @@ void dgt_cpu_offline(void)
 out:
 	dmaguard_pool_destroy(c.pool);
 	dg_ktap_result(&dgt_ktap, ok, "cpu_offline_returns_cache");
+}
+
+/* ---- case: a growth that fails takes back what other CPUs cache ---- */
+
+struct steal_ctx {
+	struct dmaguard_pool *pool;
+	struct blk *b;
+	unsigned int n, got;
+};
+
+/* On one CPU: allocate every block of the pool, then free them there. */
+static long steal_fill(void *arg)
+{
+	struct steal_ctx *c = arg;
+
+	c->got = dgt_alloc_blocks(c->pool, c->b, c->n);
+	dgt_free_blocks(c->pool, c->b, c->got);
+	return 0;
+}
+
+/* Allocate until NULL, every chunk allocation refused. */
+static void steal_take(struct steal_ctx *c, gfp_t gfp)
+{
+	void *v;
+
+	dg_test_fail_chunks(true);
+	for (c->got = 0; c->got <= c->n; c->got++) {
+		v = dmaguard_pool_alloc(c->pool, gfp, &c->b[c->got].d);
+		if (!v)
+			break;
+		c->b[c->got].v = (unsigned long)v;
+	}
+	dg_test_fail_chunks(false);
+}
+
+/*
+ * On another CPU, atomic: preemption off, interrupts on (on PREEMPT_RT,
+ * where the pool's locks sleep, an atomic caller holds a spinlock_t).
+ */
+static DEFINE_SPINLOCK(steal_lock);
+
+static long steal_take_atomic(void *arg)
+{
+	spin_lock(&steal_lock);
+	steal_take(arg, GFP_ATOMIC);
+	spin_unlock(&steal_lock);
+	return 0;
+}
+
+/**
+ * dgt_failed_growth_steals() - case: an allocation fails only when the
+ * pool has no free block at all
+ *
+ * One CPU allocates every block of a one-chunk pool and frees them all
+ * there (its cache keeps them); then, with every chunk allocation
+ * refused, a GFP_ATOMIC caller on another CPU (an IPI takes them back)
+ * and a GFP_KERNEL one (a drain) each get every block, and no more. On
+ * PREEMPT_RT no atomic caller can reach another CPU's cache (it is a
+ * sleeping lock there): the GFP_ATOMIC one gets none.
+ */
+void dgt_failed_growth_steals(void)
+{
+	struct dmaguard_pool_stats st;
+	struct steal_ctx c = { };
+	unsigned int cpu, round, want;
+	bool ok = true;
+
+	dgt_case_begin();
+	cpu = cpumask_next(0, cpu_online_mask);
+	if (cpu >= nr_cpu_ids) {
+		dg_ktap_skip(&dgt_ktap, "failed_growth_steals",
+			     "one CPU online");
+		return;
+	}
+	c.pool = dmaguard_pool_create("dgt_steal", dgt_dev, 2048, 2048, 0);
+	EXPECT(ok, c.pool, "create failed");
+	if (!c.pool)
+		goto out;
+	dgt_stats(c.pool, &st);
+	c.n = st.blocks_per_chunk;
+	c.b = kcalloc(c.n + 1, sizeof(*c.b), GFP_KERNEL);
+	EXPECT(ok, c.b, "no memory");
+	for (round = 0; ok && round < 2; round++) {
+		work_on_cpu(cpu, steal_fill, &c);
+		dgt_stats(c.pool, &st);
+		EXPECT(ok, c.got == c.n && st.chunks == 1 && !st.blocks_in_use,
+		       "fill: %u of %u blocks, %u chunks, %llu in use", c.got,
+		       c.n, st.chunks, st.blocks_in_use);
+		if (round)
+			steal_take(&c, GFP_KERNEL);
+		else
+			work_on_cpu(0, steal_take_atomic, &c);
+		dgt_stats(c.pool, &st);
+		want = !round && IS_ENABLED(CONFIG_PREEMPT_RT) ? 0 : c.n;
+		EXPECT(ok, c.got == want && st.chunks == 1 &&
+		       st.blocks_in_use == want,
+		       "%s with chunks refused: %u of %u free blocks (want %u), %u chunks",
+		       round ? "GFP_KERNEL" : "GFP_ATOMIC", c.got, c.n, want,
+		       st.chunks);
+		dgt_free_blocks(c.pool, c.b, min(c.got, c.n));
+		dg_pool_drain(dg_test_core(c.pool));
+	}
+out:
+	kfree(c.b);
+	dmaguard_pool_destroy(c.pool);
+	dg_ktap_result(&dgt_ktap, ok, "failed_growth_steals");
 }
 
 /* ---- case: drain and destroy from a CPU hotplug callback ---- */

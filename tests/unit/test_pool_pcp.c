@@ -16,6 +16,7 @@ static const struct dgt_row rows[] = {
 	{ "64_64", 64, 64, 0 },
 	{ "68_32_b4096", 68, 32, 4096 },
 	{ "1024_1024", 1024, 1024, 0 },
+	{ "2048_2048", 2048, 2048, 0 },
 	{ "4096_4096", 4096, 4096, 0 },
 };
 
@@ -283,20 +284,85 @@ static void steady_pool_no_reclaim(void **state)
 	free(b);
 }
 
+/*
+ * A growth that fails takes back what the other CPUs cache, so an
+ * allocation fails only when the pool has no free block at all: CPU 0
+ * allocates and frees every block of the pool (its runs keep some); CPU
+ * 1 then gets every one of them with each chunk allocation refused,
+ * GFP_ATOMIC (an IPI to CPU 0) and GFP_KERNEL (a drain), and no more.
+ * From an interrupt no other CPU can be reached: no visit, and what the
+ * chunks hold is still handed out.
+ */
+static void failed_growth_takes_cached(void **state)
+{
+	static const gfp_t gfps[] = { GFP_ATOMIC, GFP_KERNEL };
+	const struct dgt_row *r = *state;
+	struct dg_pool *pool = dgt_create_row(r);
+	unsigned long visits;
+	struct dgt_blk *b, x;
+	size_t i, n, got;
+	int g;
+
+	assert_non_null(pool);
+	dg_user_set_cpu(0);
+	n = dgt_stats(pool).blocks_per_chunk;
+	b = calloc(n, sizeof(*b));
+	assert_non_null(b);
+	for (g = 0; g < 3; g++) {
+		dg_user_set_cpu(0);
+		for (i = 0; i < n; i++)
+			b[i] = dgt_alloc(pool, GFP_KERNEL, r->size, r->align,
+					 r->boundary);
+		assert_int_equal(dgt_stats(pool).chunks, 1);
+		for (i = 0; i < n; i++)
+			assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+					 DG_FREE_OK);
+		dg_user_set_cpu(1);
+		visits = dg_user_cpu_visits;
+		dg_user_in_irq = g == 2;
+		for (got = 0; got <= n; got++) {
+			dg_user_fail_nth_alloc(1);
+			x.v = dg_pool_alloc(pool, gfps[g % 2], &x.dma);
+			if (!x.v)
+				break;
+			assert_true(got < n);
+			b[got] = x;
+		}
+		dg_user_in_irq = false;
+		dg_user_fail_nth_alloc(0);
+		assert_int_equal(dgt_stats(pool).chunks, 1);
+		assert_int_equal(dgt_stats(pool).blocks_in_use, got);
+		if (g < 2) {
+			assert_int_equal(got, n);
+			assert_true(dg_user_cpu_visits > visits);
+		} else {
+			assert_true(got <= n);
+			assert_int_equal(dg_user_cpu_visits, visits);
+		}
+		for (i = 0; i < got; i++)
+			assert_int_equal(dg_pool_free(pool, b[i].v, b[i].dma),
+					 DG_FREE_OK);
+		dg_pool_drain(pool);
+	}
+	assert_int_equal(dgt_stats(pool).blocks_in_use, 0);
+	assert_int_equal(dg_pool_destroy(pool), 0);
+	free(b);
+}
+
 int main(void)
 {
 	static void (*const fns[])(void **) = {
 		lifo_reuse, double_free_across_cpus, reclaim_drains_every_cpu,
 		destroy_with_cached_blocks, reclaimed_last_chunk,
 		dead_cpu_cache_returned, drain_visits_only_busy_cpus,
-		steady_pool_no_reclaim,
+		steady_pool_no_reclaim, failed_growth_takes_cached,
 	};
 	static const char *const names[] = {
 		"lifo_reuse", "double_free_across_cpus", "reclaim_drains",
 		"destroy_cached", "reclaimed_last_chunk", "dead_cpu",
-		"drain_visits", "steady_no_reclaim",
+		"drain_visits", "steady_no_reclaim", "failed_growth_steals",
 	};
 
-	return dgt_run_matrix("pool_pcp", fns, names, 8, rows,
+	return dgt_run_matrix("pool_pcp", fns, names, 9, rows,
 			      sizeof(rows) / sizeof(rows[0]));
 }

@@ -15,10 +15,22 @@
 /* Bytes of chunk memory held by all pools: read by tests via debugfs. */
 atomic_long_t dg_chunk_bytes = ATOMIC_LONG_INIT(0);
 
+#ifdef DMAGUARD_TEST_HOOKS
+/* dg_test_fail_chunks(): chunk allocations refused while set. */
+bool dg_test_chunks_fail;
+#define dg_chunk_mem_refused()	READ_ONCE(dg_test_chunks_fail)
+#else
+#define dg_chunk_mem_refused()	false
+#endif
+
 void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
 			       gfp_t gfp)
 {
-	void *mem = dma_alloc_coherent(dev, size, dma, gfp);
+	void *mem;
+
+	if (dg_chunk_mem_refused())
+		return NULL;
+	mem = dma_alloc_coherent(dev, size, dma, gfp);
 
 	if (mem)
 		atomic_long_add(size, &dg_chunk_bytes);

@@ -29,6 +29,9 @@
 #endif
 
 extern atomic_long_t dg_chunk_bytes;
+#ifdef DMAGUARD_TEST_HOOKS
+extern bool dg_test_chunks_fail;
+#endif
 
 /* A node a caller may name: NUMA_NO_NODE or a possible node. */
 static inline bool dg_node_valid(int node)

@@ -26,11 +26,15 @@
 #include <linux/percpu.h>
 #include <linux/local_lock.h>
 #include <linux/cpumask.h>
+#include <linux/smp.h>
+#include <linux/preempt.h>
+#include <linux/irqflags.h>
 #include <linux/string.h>
 #include <linux/jiffies.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/log2.h>
+#include <linux/reciprocal_div.h>
 #include <linux/numa.h>
 #include <asm/barrier.h>
 
@@ -189,14 +193,6 @@ static __always_inline void dg_cpu_unlock(struct dg_cpu_lock __percpu *pl,
  * RCU read lock), so no CPU needs to be visited. May sleep.
  */
 #define dg_pcp_sync(pcp)		((void)(pcp), synchronize_rcu())
-
-/*
- * Run @fn(@arg) on every online CPU for which @cond(cpu, @arg) is true
- * (every one for a NULL @cond), in process context there (main.c); for
- * draining the CPUs' caches. May sleep.
- */
-void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
-		    void *arg);
 
 /*
  * Per-pool platform state (main.c): the pool's link in the registry of

@@ -109,39 +109,6 @@ void dg_report_bad_free(void *dev, bool first, const char *pool,
 				    why);
 }
 
-struct dg_on_cpu {
-	void (*fn)(void *arg);
-	void *arg;
-};
-
-static long dg_on_cpu_fn(void *data)
-{
-	struct dg_on_cpu *c = data;
-
-	c->fn(c->arg);
-	return 0;
-}
-
-/*
- * Not work_on_cpu_safe(): a drain must not take the CPU hotplug lock, or
- * a pool destroyed from a hotplug callback would wait for its reclaim
- * while that reclaim waited for the hotplug. A CPU that goes down
- * meanwhile has the work run on another CPU, which then drains its own
- * cache (@fn works on whichever CPU runs it); the dead CPU's cache goes
- * back in dg_cpu_dead().
- */
-void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
-		    void *arg)
-{
-	struct dg_on_cpu c = { .fn = fn, .arg = arg };
-	int cpu;
-
-	might_sleep();
-	for_each_online_cpu(cpu)
-		if (!cond || cond(cpu, arg))
-			work_on_cpu(cpu, dg_on_cpu_fn, &c);
-}
-
 /* The dynamic CPU hotplug state of dg_cpu_dead(), or a -errno. */
 static int dg_cpuhp_state;
 

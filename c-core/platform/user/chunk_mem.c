@@ -4,6 +4,7 @@
  * the core. Every allocation is counted (leak checks) and any one can be
  * made to fail (failure injection).
  */
+#include <assert.h>
 #include <malloc.h>
 #include "dg_platform.h"
 #include "dg_user.h"
@@ -295,24 +296,77 @@ void dg_user_pcp_run_irq(void)
 {
 	void (*fn)(void *arg) = dg_user_pcp_irq;
 
+	bool was = dg_user_in_irq;
+
 	dg_user_pcp_irq = NULL;
+	dg_user_in_irq = true;
 	fn(pcp_irq_arg);
+	dg_user_in_irq = was;
 }
 #endif
 
-void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
-		    void *arg)
-{
-	int cpu, was = dg_user_this_cpu();
+__thread bool dg_user_in_irq;
 
-	for (cpu = 0; cpu < DG_USER_CPUS; cpu++) {
-		if (cond && !cond(cpu, arg))
-			continue;
-		__atomic_fetch_add(&dg_user_cpu_visits, 1, __ATOMIC_RELAXED);
-		dg_user_cpu_id = cpu;
-		fn(arg);
-	}
+/* Run @fn on @cpu's slot, counted as a visit. */
+static void *visit_cpu(int cpu, void *(*fn)(void *arg), void *arg)
+{
+	int was = dg_user_this_cpu();
+	void *ret;
+
+	__atomic_fetch_add(&dg_user_cpu_visits, 1, __ATOMIC_RELAXED);
+	dg_user_cpu_id = cpu;
+	ret = fn(arg);
 	dg_user_cpu_id = was;
+	return ret;
+}
+
+struct work_call {
+	long (*fn)(void *arg);
+	void *arg;
+};
+
+static void *work_call_fn(void *data)
+{
+	struct work_call *w = data;
+
+	return (void *)w->fn(w->arg);
+}
+
+long work_on_cpu(int cpu, long (*fn)(void *arg), void *arg)
+{
+	struct work_call w = { fn, arg };
+
+	assert(!dg_user_in_irq);	/* it sleeps */
+	return (long)visit_cpu(cpu, work_call_fn, &w);
+}
+
+struct ipi_call {
+	void (*fn)(void *info);
+	void *info;
+};
+
+/* An IPI's handler runs in an interrupt there. */
+static void *ipi_call_fn(void *data)
+{
+	struct ipi_call *c = data;
+	bool was = dg_user_in_irq;
+
+	dg_user_in_irq = true;
+	c->fn(c->info);
+	dg_user_in_irq = was;
+	return NULL;
+}
+
+void on_each_cpu_cond(bool (*cond)(int cpu, void *info),
+		      void (*fn)(void *info), void *info, bool wait)
+{
+	struct ipi_call c = { fn, info };
+	int cpu;
+
+	assert(!dg_user_in_irq);	/* as the kernel's: interrupts on */
+	for (cpu = 0; cpu < DG_USER_CPUS; cpu++)
+		if (!cond || cond(cpu, info))
+			visit_cpu(cpu, ipi_call_fn, &c);
 }
 
 void *dg_user_percpu_alloc(size_t size)

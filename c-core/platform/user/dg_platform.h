@@ -29,6 +29,7 @@
 #include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/spinlock.h>
+#include <linux/kconfig.h>
 
 /*
  * ThreadSanitizer takes tools/include's volatile READ_ONCE()/WRITE_ONCE()
@@ -118,6 +119,34 @@ static inline bool test_and_clear_bit(long nr, volatile unsigned long *addr)
 #undef noinline
 #define noinline		__attribute__((noinline))
 
+/*
+ * <linux/reciprocal_div.h>, which tools/include lacks: a / d for every
+ * u32 a as a multiply and shifts (Granlund and Montgomery), the kernel's
+ * struct and semantics.
+ */
+struct reciprocal_value {
+	u32 m;
+	u8 sh1, sh2;
+};
+
+static inline struct reciprocal_value reciprocal_value(u32 d)
+{
+	int l = d > 1 ? 32 - __builtin_clz(d - 1) : 0;	/* fls(d - 1) */
+	struct reciprocal_value r;
+
+	r.m = (u32)(((1ull << 32) * ((1ull << l) - d)) / d + 1);
+	r.sh1 = l < 1 ? l : 1;
+	r.sh2 = l > 1 ? l - 1 : 0;
+	return r;
+}
+
+static inline u32 reciprocal_divide(u32 a, struct reciprocal_value r)
+{
+	u32 t = (u32)(((u64)a * r.m) >> 32);
+
+	return (t + ((a - t) >> r.sh1)) >> r.sh2;
+}
+
 /* log2.h of tools/include lacks it. */
 static inline int order_base_2(unsigned long n)
 {
@@ -125,6 +154,9 @@ static inline int order_base_2(unsigned long n)
 }
 
 #define might_alloc(gfp)	do { (void)(gfp); } while (0)
+#ifndef might_sleep
+#define might_sleep()		VM_WARN_ON_ONCE(dg_user_in_irq)
+#endif
 
 /*
  * The kernel's VM_WARN_ON_ONCE() checks only with CONFIG_DEBUG_VM; here
@@ -319,8 +351,23 @@ static inline void dg_user_irq_restore(unsigned long f)
 }
 #endif
 
-void dg_on_each_cpu(bool (*cond)(int cpu, void *arg), void (*fn)(void *arg),
-		    void *arg);
+/*
+ * Running code on other CPUs (chunk_mem.c): each visit moves this thread
+ * to the CPU's slot for the call and counts it in dg_user_cpu_visits.
+ * work_on_cpu() is the kernel's process-context visit (the cache lock is
+ * taken there); on_each_cpu_cond() its interrupt (the call must try the
+ * lock, as a kernel IPI may land inside the CPU's section; here another
+ * thread may hold the slot), allowed only where the kernel allows it:
+ * interrupts on, not in an interrupt (dg_user_in_irq, set while a test's
+ * interrupt runs and by tests).
+ */
+#define for_each_online_cpu(cpu)	for_each_possible_cpu(cpu)
+long work_on_cpu(int cpu, long (*fn)(void *arg), void *arg);
+void on_each_cpu_cond(bool (*cond)(int cpu, void *info),
+		      void (*fn)(void *info), void *info, bool wait);
+extern __thread bool dg_user_in_irq;
+#define in_interrupt()			(dg_user_in_irq)
+#define irqs_disabled()			(dg_user_in_irq)
 
 /*
  * Per-pool platform state: the kernel keeps its reclaim work and registry

@@ -35,7 +35,7 @@ struct dg_user_counters {
 
 extern struct dg_user_counters dg_user_count;
 
-/* CPUs dg_on_each_cpu() ran its function on, in all (atomic). */
+/* CPUs work_on_cpu() and on_each_cpu_cond() visited, in all (atomic). */
 extern unsigned long dg_user_cpu_visits;
 
 /*

@@ -19,7 +19,9 @@
 #define EXPORT_SYMBOL_NS_GPL(sym, ns)	\
 	static_assert(sizeof(typeof(sym) *) && sizeof(ns) > 1, "export " #sym)
 
-/* The kernel's module.h brings kernel.h's might_sleep(): nothing here. */
+/* The kernel's module.h brings kernel.h's might_sleep() (dg_platform.h's). */
+#ifndef might_sleep
 #define might_sleep()		do { } while (0)
+#endif
 
 #endif /* _DMAGUARD_USER_LINUX_MODULE_H */
