@@ -48,11 +48,12 @@
  * and visits no CPU; a cache goes back when its CPU goes offline, on an
  * explicit drain, and at destroy.
  *
- * Locking: a CPU's cache is guarded by its dg_cpu_lock, taken with a
- * trylock that costs no interrupt toggle and no atomic (dg_platform.h):
- * pools are used from hard interrupt handlers, and an interrupt that
- * finds its CPU's cache in use goes past it, straight to the chunks
- * (dg_pool_alloc_bypass(), dg_pool_free_bypass()). pool->lock (spinlock_t)
+ * Locking: a CPU's cache is guarded by its local_trylock_t, tried on the
+ * fast paths (no interrupt toggle and no atomic): pools are used from
+ * hard interrupt handlers, and an interrupt that finds its CPU's cache in
+ * use goes past it, straight to the chunks (dg_pool_alloc_bypass(),
+ * dg_pool_free_bypass()). A cache section is an RCU read-side section
+ * (preemption off; on PREEMPT_RT a spinlock_t), which reclaim waits out. pool->lock (spinlock_t)
  * nests inside the cache lock, is always taken with interrupts saved, and
  * protects the lists, the table, the counters and every chunk descriptor
  * but the live bits. Neither chunk memory nor bookkeeping is allocated or
@@ -239,7 +240,7 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 		return NULL;
 	}
 	for_each_possible_cpu(cpu)
-		dg_cpu_lock_init(&per_cpu_ptr(pool->pcp, cpu)->cpu_lock);
+		local_trylock_init(&per_cpu_ptr(pool->pcp, cpu)->lock);
 	/*
 	 * Caches only where a run of 4 blocks or more fits in DG_PCP_BYTES:
 	 * blocks up to 16 KiB. A run stays inside one segment (its blocks at

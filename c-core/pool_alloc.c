@@ -324,7 +324,7 @@ noinline void __dma *dg_pool_alloc_slow(struct dg_pool *pool,
 					dma_addr_t *dma)
 {
 	if (!pcp_refill(pool, pcp)) {
-		dg_pcp_unlock(pool->pcp, pcp);
+		local_unlock(&pool->pcp->lock);
 		return pool_grow(pool, gfp, dma);
 	}
 	return run_hand_out(pool, pcp, gfp, dma);
@@ -336,7 +336,7 @@ noinline void __dma *dg_pool_alloc_slow(struct dg_pool *pool,
  * @gfp: as for dg_pool_alloc()
  * @dma: as for dg_pool_alloc()
  *
- * An interrupt came inside this CPU's cache section (dg_pcp_trylock()):
+ * An interrupt came inside this CPU's cache section (pcp_trylock()):
  * take one block straight from the first partial chunk, or a new chunk.
  *
  * Return: as dg_pool_alloc().
@@ -422,7 +422,7 @@ noinline __cold enum dg_bad_free dg_pool_bad_free(struct dg_pool *pool,
 	pool->reported = true;
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (pcp)
-		dg_pcp_unlock(pool->pcp, pcp);
+		local_unlock(&pool->pcp->lock);
 	dg_report_bad_free(pool->dev, first, pool->name, vaddr, dma,
 			   dg_bad_names[bad]);
 	return bad;
@@ -548,7 +548,7 @@ noinline enum dg_bad_free dg_pool_free_slow(struct dg_pool *pool,
 	if (want_init_on_free())
 		dg_dma_zero(vaddr, pool->size);
 	pcp_put(pool, pcp, chunk, idx);
-	dg_pcp_unlock(pool->pcp, pcp);
+	local_unlock(&pool->pcp->lock);
 	return DG_FREE_OK;
 }
 
@@ -558,7 +558,7 @@ noinline enum dg_bad_free dg_pool_free_slow(struct dg_pool *pool,
  * @vaddr: as for dg_pool_free()
  * @dma: as for dg_pool_free()
  *
- * An interrupt came inside this CPU's cache section (dg_pcp_trylock()):
+ * An interrupt came inside this CPU's cache section (pcp_trylock()):
  * the block goes straight back to its chunk. The chunk is found, the free
  * checked and applied under the pool lock, which keeps a reclaim from
  * freeing the chunk meanwhile.
@@ -632,11 +632,12 @@ static long pcp_drain(void *arg)
 	struct dg_pcp *pcp;
 	unsigned long flags;
 
-	pcp = dg_pcp_lock(pool->pcp);
+	local_lock(&pool->pcp->lock);
+	pcp = this_cpu_ptr(pool->pcp);
 	spin_lock_irqsave(&pool->lock, flags);
 	pcp_flush(pool, pcp);
 	spin_unlock_irqrestore(&pool->lock, flags);
-	dg_pcp_unlock(pool->pcp, pcp);
+	local_unlock(&pool->pcp->lock);
 	return 0;
 }
 
@@ -649,13 +650,13 @@ static void pcp_drain_irq(void *arg)
 	struct dg_pool *pool = arg;
 	struct dg_pcp *pcp;
 
-	pcp = dg_pcp_trylock(pool->pcp);
+	pcp = pcp_trylock(pool);
 	if (!pcp)
 		return;
 	spin_lock(&pool->lock);
 	pcp_flush(pool, pcp);
 	spin_unlock(&pool->lock);
-	dg_pcp_unlock(pool->pcp, pcp);
+	local_unlock(&pool->pcp->lock);
 }
 
 /**
@@ -779,11 +780,11 @@ unsigned int dg_pool_reclaim_empty(struct dg_pool *pool,
 	/*
 	 * No CPU may still look at a victim through one of its runs: the new
 	 * gen makes every later free ignore a run's chunk when the run is
-	 * empty, and dg_pcp_sync() waits out any free already past that
+	 * empty, and synchronize_rcu() waits out any free already past that
 	 * check, without visiting the CPUs.
 	 */
 	if (released)
-		dg_pcp_sync(pool->pcp);
+		synchronize_rcu();
 	list_for_each_entry_safe(chunk, next, &victims, node)
 		dg_chunk_destroy(pool, chunk);
 	if (released)

@@ -24,6 +24,17 @@ enum dg_bad_free dg_pool_bad_free(struct dg_pool *pool, struct dg_pcp *pcp,
 				  dma_addr_t dma);
 
 /*
+ * This CPU's cache, taken, or NULL when an interrupt landed inside this
+ * CPU's section (the page allocator's pcp_spin_trylock() is the model).
+ */
+static __always_inline struct dg_pcp *pcp_trylock(struct dg_pool *pool)
+{
+	if (unlikely(!local_trylock(&pool->pcp->lock)))
+		return NULL;
+	return this_cpu_ptr(pool->pcp);
+}
+
+/*
  * Hand out the lowest block of @pcp's alloc run, which has one, and give
  * the cache back.
  */
@@ -46,7 +57,7 @@ static __always_inline void __dma *run_hand_out(struct dg_pool *pool,
 		off = (unsigned long)bit * pool->stride;
 	mem = run->base + off;
 	*dma = run->dma + off;
-	dg_pcp_unlock(pool->pcp, pcp);
+	local_unlock(&pool->pcp->lock);
 	if (want_init_on_alloc(gfp))
 		dg_dma_zero(mem, pool->size);
 	return mem;
@@ -66,7 +77,7 @@ static __always_inline void __dma *__dg_pool_alloc(struct dg_pool *pool,
 	struct dg_pcp *pcp;
 
 	might_alloc(gfp);
-	pcp = dg_pcp_trylock(pool->pcp);
+	pcp = pcp_trylock(pool);
 	if (unlikely(!pcp))	/* an interrupt inside this CPU's section */
 		return dg_pool_alloc_bypass(pool, gfp, dma);
 	if (unlikely(!pcp->alloc.bits))
@@ -118,7 +129,7 @@ static __always_inline enum dg_bad_free __dg_pool_free(struct dg_pool *pool,
 	struct dg_pcp *pcp;
 	u32 bit;
 
-	pcp = dg_pcp_trylock(pool->pcp);
+	pcp = pcp_trylock(pool);
 	if (unlikely(!pcp))	/* an interrupt inside this CPU's section */
 		return dg_pool_free_bypass(pool, vaddr, dma);
 	/*
@@ -143,7 +154,7 @@ static __always_inline enum dg_bad_free __dg_pool_free(struct dg_pool *pool,
 	if (unlikely(!test_and_clear_bit(bit, run->live)))
 		return dg_pool_bad_free(pool, pcp, DG_BAD_DOUBLE, vaddr, dma);
 	WRITE_ONCE(run->bits, run->bits | BIT(bit));
-	dg_pcp_unlock(pool->pcp, pcp);
+	local_unlock(&pool->pcp->lock);
 	return DG_FREE_OK;
 slow:
 	return dg_pool_free_slow(pool, pcp, vaddr, dma);

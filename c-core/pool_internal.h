@@ -68,13 +68,10 @@ struct dg_pcp_run {
 };
 
 struct dg_pcp {
-	struct dg_cpu_lock cpu_lock;	/* first: dg_pcp_trylock() */
+	local_trylock_t lock;	/* see "Locking" in pool.c */
 	struct dg_pcp_run alloc;
 	struct dg_pcp_run freed;
 };
-
-static_assert(offsetof(struct dg_pcp, cpu_lock) == 0,
-	      "dg_pcp_trylock() returns the cache its lock begins");
 
 struct dg_pool {
 	spinlock_t lock;		/* see "Locking" above */

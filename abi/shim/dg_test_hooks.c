@@ -48,19 +48,17 @@ DG_EXPORT_INTERNAL(dg_test_chunk_bytes);
  * from an interrupt @fn raises, finds the section taken and goes past the
  * cache. @fn must not sleep, nor call the pool itself.
  *
- * Context: Process context, !PREEMPT_RT (there the section is a lock an
- * interrupt never takes).
+ * Context: Process context, !PREEMPT_RT (there the section is a
+ * spinlock_t, held with migration off, and interrupts are threads).
  * Return: 0, or -EBUSY when the section was taken already.
  */
 int dg_test_in_cache_section(struct dg_pool *pool, void (*fn)(void *arg),
 			     void *arg)
 {
-	struct dg_pcp *pcp = dg_pcp_trylock(pool->pcp);
-
-	if (!pcp)
+	if (!local_trylock(&pool->pcp->lock))
 		return -EBUSY;
 	fn(arg);
-	dg_pcp_unlock(pool->pcp, pcp);
+	local_unlock(&pool->pcp->lock);
 	return 0;
 }
 DG_EXPORT_INTERNAL(dg_test_in_cache_section);

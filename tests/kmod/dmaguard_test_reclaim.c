@@ -124,7 +124,7 @@ void dgt_reclaim(void)
 	waited = 400;
 	/*
 	 * A release is counted under the pool lock, its memory freed after
-	 * dg_pcp_sync() (an RCU grace period: long on RT under load): wait
+	 * synchronize_rcu() (an RCU grace period: long on RT under load): wait
 	 * for both, as long as a loaded host may take.
 	 */
 	for (;;) {

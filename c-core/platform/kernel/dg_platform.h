@@ -29,6 +29,8 @@
 #include <linux/smp.h>
 #include <linux/preempt.h>
 #include <linux/irqflags.h>
+#include <linux/hardirq.h>
+#include <linux/rcupdate.h>
 #include <linux/string.h>
 #include <linux/jiffies.h>
 #include <linux/gfp.h>
@@ -60,139 +62,113 @@ void dg_report_bad_free(void *dev, bool first, const char *pool,
 			const char *why);
 
 /*
- * Per-CPU block caches. On !PREEMPT_RT a cache is taken with a trylock,
- * as mainline's local_trylock_t (6.16) takes one: preemption off and a
- * per-CPU flag, no interrupt toggle and no atomic. Only an interrupt that
- * lands inside a CPU's section can find the flag set (process context
- * cannot run there while preemption is off, and an interrupt's section
- * ends before the code it interrupted resumes); dg_pcp_trylock() then
- * returns NULL and the caller goes past the cache, to the chunks under the
- * pool lock. So the pool lock is always taken with interrupts saved, and
- * the cache section is an RCU read-side section (preemption off).
- *
- * On PREEMPT_RT the cache is a local_lock_t (a per-CPU spinlock_t that
- * holds the RCU read lock); interrupt handlers run in threads there, so
- * the lock is taken, never tried.
- *
- * dg_pcp_trylock(pcp) returns this CPU's cache, taken, or NULL;
- * dg_pcp_lock(pcp), for process context (the drains), one that is never
- * NULL; dg_pcp_unlock(pcp, cache) gives it back.
+ * The per-CPU block caches are guarded by local_trylock_t (6.16): on
+ * !PREEMPT_RT preemption off and a per-CPU flag, no interrupt toggle and
+ * no atomic, so only an interrupt that lands inside a CPU's section finds
+ * it taken (the caller then goes past the cache, to the chunks under the
+ * pool lock), and a section is an RCU read-side one. On PREEMPT_RT it is
+ * a per-CPU spinlock_t, tried with migration off, never from a hard
+ * interrupt. The kernels before 6.16 get it here, under the kernel's
+ * names and with its semantics: local_trylock_init(), local_trylock(),
+ * and on !PREEMPT_RT local_lock() and local_unlock(), which in this
+ * module take a local_trylock_t (it has no local_lock_t; passing one does
+ * not compile).
  */
+#ifndef local_trylock_init
 #ifndef CONFIG_PREEMPT_RT
-struct dg_cpu_lock {
-	bool held;
-#ifdef CONFIG_DEBUG_LOCK_ALLOC
-	struct lockdep_map dep_map;
-#endif
-};
+typedef struct {
+	local_lock_t llock;
+	u8 acquired;
+} local_trylock_t;
 
-/*
- * One lockdep class for every cache. Sections that may interrupt another
- * are tries (never a deadlock); the process-context lock is a lock, as
- * mainline's local_lock() on a local_trylock_t is, so that an order the
- * PREEMPT_RT build would deadlock on (it takes the cache, never tries)
- * is reported on the debug kernel too.
- */
-static inline void dg_cpu_lock_init(struct dg_cpu_lock *l)
+static inline void local_trylock_init(local_trylock_t *tl)
 {
-#ifdef CONFIG_DEBUG_LOCK_ALLOC
-	static struct lock_class_key key;
-
-	lockdep_init_map(&l->dep_map, "dg_pcp", &key, 0);
-#endif
-	l->held = false;
+	local_lock_init(&tl->llock);
+	tl->acquired = 0;
 }
 
-static __always_inline struct dg_cpu_lock *
-__dg_cpu_trylock(struct dg_cpu_lock __percpu *pl)
-{
-	struct dg_cpu_lock *l;
-
-	preempt_disable();
-	l = this_cpu_ptr(pl);
-	if (unlikely(READ_ONCE(l->held))) {
-		preempt_enable();
-		return NULL;
-	}
-	WRITE_ONCE(l->held, true);
-	barrier();	/* the section after the flag */
-	return l;
-}
-
-static __always_inline struct dg_cpu_lock *
-dg_cpu_trylock(struct dg_cpu_lock __percpu *pl)
-{
-	struct dg_cpu_lock *l = __dg_cpu_trylock(pl);
-
-	if (!l)
-		return NULL;
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
+static inline void local_trylock_acquire(local_lock_t *l)
+{
 	lock_map_acquire_try(&l->dep_map);
-#endif
-	return l;
+	DEBUG_LOCKS_WARN_ON(l->owner);
+	l->owner = current;
 }
-
-static __always_inline void dg_cpu_unlock(struct dg_cpu_lock __percpu *pl,
-					  struct dg_cpu_lock *l)
+#else
+static inline void local_trylock_acquire(local_lock_t *l)
 {
-#ifdef CONFIG_DEBUG_LOCK_ALLOC
-	lock_map_release(&l->dep_map);
-#endif
-	barrier();	/* the section before the flag */
-	WRITE_ONCE(l->held, false);
-	preempt_enable();
 }
-
-/* Process context: nothing on this CPU is inside a section. */
-static __always_inline struct dg_cpu_lock *
-dg_cpu_lock(struct dg_cpu_lock __percpu *pl)
-{
-	struct dg_cpu_lock *l;
-
-	might_sleep();
-	l = __dg_cpu_trylock(pl);
-#ifdef CONFIG_DEBUG_LOCK_ALLOC
-	lock_map_acquire(&l->dep_map);
-#endif
-	return l;
-}
-#else /* CONFIG_PREEMPT_RT */
-struct dg_cpu_lock {
-	local_lock_t l;
-};
-
-static inline void dg_cpu_lock_init(struct dg_cpu_lock *l)
-{
-	local_lock_init(&l->l);
-}
-
-static __always_inline struct dg_cpu_lock *
-dg_cpu_trylock(struct dg_cpu_lock __percpu *pl)
-{
-	local_lock(&pl->l);
-	return this_cpu_ptr(pl);
-}
-
-static __always_inline void dg_cpu_unlock(struct dg_cpu_lock __percpu *pl,
-					  struct dg_cpu_lock *l)
-{
-	local_unlock(&pl->l);
-}
-
-#define dg_cpu_lock(pl)			dg_cpu_trylock(pl)
 #endif
 
-/* The cache its struct dg_cpu_lock begins (pool_internal.h asserts it). */
-#define dg_pcp_trylock(pcp)	((void *)dg_cpu_trylock(&(pcp)->cpu_lock))
-#define dg_pcp_lock(pcp)	((void *)dg_cpu_lock(&(pcp)->cpu_lock))
-#define dg_pcp_unlock(pcp, c)	dg_cpu_unlock(&(pcp)->cpu_lock, &(c)->cpu_lock)
+/* Preemption is off: the flag and the lockdep map of this CPU's lock. */
+static __always_inline bool __local_trylock(local_trylock_t *tl)
+{
+	if (READ_ONCE(tl->acquired))
+		return false;
+	WRITE_ONCE(tl->acquired, 1);
+	local_trylock_acquire(&tl->llock);
+	return true;
+}
 
 /*
- * Wait for every cache section that began before: they are RCU read-side
- * sections (preemption off; on PREEMPT_RT a spinlock_t, which holds the
- * RCU read lock), so no CPU needs to be visited. May sleep.
+ * The flag is set before the lockdep owner and cleared after it: an
+ * interrupt that finds the flag clear finds no owner either.
  */
-#define dg_pcp_sync(pcp)		((void)(pcp), synchronize_rcu())
+static __always_inline void __local_trylock_lock(local_trylock_t *tl)
+{
+	WRITE_ONCE(tl->acquired, 1);
+	local_lock_acquire(&tl->llock);
+}
+
+static __always_inline void __local_trylock_unlock(local_trylock_t *tl)
+{
+	local_lock_release(&tl->llock);
+	WRITE_ONCE(tl->acquired, 0);
+}
+
+#define local_trylock(lock)						\
+	({								\
+		bool __locked;						\
+									\
+		preempt_disable();					\
+		__locked = __local_trylock(this_cpu_ptr(lock));		\
+		if (!__locked)						\
+			preempt_enable();				\
+		__locked;						\
+	})
+
+#undef local_lock
+#define local_lock(lock)						\
+	do {								\
+		preempt_disable();					\
+		__local_trylock_lock(this_cpu_ptr(lock));		\
+	} while (0)
+
+#undef local_unlock
+#define local_unlock(lock)						\
+	do {								\
+		__local_trylock_unlock(this_cpu_ptr(lock));		\
+		preempt_enable();					\
+	} while (0)
+#else /* CONFIG_PREEMPT_RT */
+typedef local_lock_t local_trylock_t;
+
+#define local_trylock_init(lock)	local_lock_init(lock)
+
+#define local_trylock(lock)						\
+	({								\
+		bool __locked = false;					\
+									\
+		if (!in_nmi() && !in_hardirq()) {			\
+			migrate_disable();				\
+			__locked = spin_trylock(this_cpu_ptr(lock));	\
+			if (!__locked)					\
+				migrate_enable();			\
+		}							\
+		__locked;						\
+	})
+#endif /* CONFIG_PREEMPT_RT */
+#endif /* !local_trylock_init */
 
 /*
  * Per-pool platform state (main.c): the pool's link in the registry of

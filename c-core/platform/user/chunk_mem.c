@@ -371,7 +371,9 @@ void on_each_cpu_cond(bool (*cond)(int cpu, void *info),
 
 void *dg_user_percpu_alloc(size_t size)
 {
-	return kzalloc_node(size * DG_USER_CPUS, GFP_KERNEL, DG_NO_NODE);
+	assert(size <= DG_USER_PCPU_UNIT);
+	return kzalloc_node(DG_USER_PCPU_UNIT * DG_USER_CPUS, GFP_KERNEL,
+			    DG_NO_NODE);
 }
 
 void dg_user_percpu_free(void *p)

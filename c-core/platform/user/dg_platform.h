@@ -202,27 +202,25 @@ extern bool dg_user_lazy_unmap;
 #define dg_chunk_mem_lazy_unmap(dev)	((void)(dev), dg_user_lazy_unmap)
 
 /*
- * Per-CPU block caches. Userspace has no "this CPU" that stays put, so a
- * thread gets one of DG_USER_CPUS slots (round robin at its first use)
- * and a slot's cache is guarded by a test-and-set lock, tried as the
- * kernel's is (dg_pcp_trylock(): NULL when another thread holds the slot,
- * as an interrupt finds a CPU's cache in use in the kernel). Tests move a
- * thread to another slot with dg_user_set_cpu().
+ * Per-CPU data, the kernel's way: alloc_percpu() gives each of
+ * DG_USER_CPUS "CPUs" a unit at a fixed distance, so that per_cpu_ptr()
+ * and this_cpu_ptr() work on a pointer to any member. Userspace has no
+ * "this CPU" that stays put: a thread gets one of the slots (round robin
+ * at its first use); tests move it with dg_user_set_cpu().
  */
-#define DG_USER_CPUS	8
+#define DG_USER_CPUS		8
+#define DG_USER_PCPU_UNIT	1024ul
 
 #define SMP_CACHE_BYTES			64
 #define ____cacheline_aligned_in_smp	__aligned(SMP_CACHE_BYTES)
 
-struct dg_cpu_lock {
-	int locked;
-};
-
 #define __percpu
-#define dg_cpu_lock_init(cl)		((cl)->locked = 0)
-#define alloc_percpu(type)		((type *)dg_user_percpu_alloc(sizeof(type)))
+#define alloc_percpu(type)	\
+	((type *)dg_user_percpu_alloc(sizeof(type)))
 #define free_percpu(p)		dg_user_percpu_free(p)
-#define per_cpu_ptr(p, cpu)		(&(p)[cpu])
+#define per_cpu_ptr(p, cpu)	\
+	((__typeof__(p))((char *)(p) + (size_t)(cpu) * DG_USER_PCPU_UNIT))
+#define this_cpu_ptr(p)		per_cpu_ptr(p, dg_user_this_cpu())
 #define for_each_possible_cpu(cpu)		for ((cpu) = 0; (cpu) < DG_USER_CPUS; (cpu)++)
 #define num_possible_cpus()			DG_USER_CPUS
 
@@ -235,11 +233,26 @@ extern __thread int dg_user_cpu_id;
 int dg_user_first_cpu(void);
 
 /*
- * Trylocks that found their slot taken (atomic; the one-thread benchmark
- * builds do not count them): each sends exactly one call past the cache,
- * so a test can check the pool's cache_bypass against it, whatever the
- * scheduler did.
+ * <linux/local_lock.h>'s local_trylock_t (6.16), which the per-CPU block
+ * caches use. In the kernel (on !PREEMPT_RT) it is preemption off and a
+ * per-CPU flag: only an interrupt that lands inside a CPU's section finds
+ * it taken. Here a slot's lock is a test-and-set one, tried as the
+ * kernel's is (another thread holding the slot stands for the interrupted
+ * section), and a section is an RCU read-side one, as preemption off is
+ * in the kernel (the core waits for sections with synchronize_rcu(); the
+ * shim of dg_user_rcu.h, included at the end of this file).
+ *
+ * Trylocks that found their slot taken are counted (atomic; the one-thread
+ * benchmark builds do not count them): each sends exactly one call past
+ * the cache, so a test can check the pool's cache_bypass against it,
+ * whatever the scheduler did.
  */
+typedef struct {
+	int acquired;
+} local_trylock_t;
+
+#define local_trylock_init(l)		((l)->acquired = 0)
+
 extern unsigned long dg_user_pcp_busy;
 /*
  * A test's interrupt: when set, it runs (once, cleared first) inside the
@@ -257,41 +270,38 @@ static inline int dg_user_this_cpu(void)
 	return __builtin_expect(cpu >= 0, 1) ? cpu : dg_user_first_cpu();
 }
 
-static inline void dg_user_cpu_lock(struct dg_cpu_lock *cl)
+static inline void rcu_read_lock(void);
+static inline void rcu_read_unlock(void);
+
+static inline bool dg_user_local_trylock(local_trylock_t *l)
 {
-	while (__atomic_exchange_n(&cl->locked, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&cl->locked, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
+	if (__atomic_exchange_n(&l->acquired, 1, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(&dg_user_pcp_busy, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	rcu_read_lock();
+	if (__builtin_expect(dg_user_pcp_irq != NULL, 0))
+		dg_user_pcp_run_irq();
+	return true;
 }
 
-#define dg_pcp_trylock(pcp) ({						\
-	__typeof__(pcp) _p = &(pcp)[dg_user_this_cpu()];		\
-									\
-	if (__atomic_exchange_n(&_p->cpu_lock.locked, 1, __ATOMIC_ACQUIRE)) { \
-		__atomic_fetch_add(&dg_user_pcp_busy, 1, __ATOMIC_RELAXED); \
-		_p = NULL;						\
-	} else if (__builtin_expect(dg_user_pcp_irq != NULL, 0)) {	\
-		dg_user_pcp_run_irq();					\
-	}								\
-	_p;								\
-})
-#define dg_pcp_lock(pcp) ({						\
-	__typeof__(pcp) _p = &(pcp)[dg_user_this_cpu()];		\
-	dg_user_cpu_lock(&_p->cpu_lock);				\
-	_p;								\
-})
-#define dg_pcp_unlock(pcp, c) \
-	((void)(pcp), __atomic_store_n(&(c)->cpu_lock.locked, 0, __ATOMIC_RELEASE))
-/* The kernel's waits for an RCU grace period; here, each lock in turn. */
-#define dg_pcp_sync(pcp) do {						\
-	int _c;								\
-									\
-	for (_c = 0; _c < DG_USER_CPUS; _c++) {				\
-		dg_user_cpu_lock(&(pcp)[_c].cpu_lock);			\
-		__atomic_store_n(&(pcp)[_c].cpu_lock.locked, 0,		\
-				 __ATOMIC_RELEASE);			\
-	}								\
-} while (0)
+static inline void dg_user_local_lock(local_trylock_t *l)
+{
+	while (__atomic_exchange_n(&l->acquired, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&l->acquired, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+	rcu_read_lock();
+}
+
+static inline void dg_user_local_unlock(local_trylock_t *l)
+{
+	rcu_read_unlock();
+	__atomic_store_n(&l->acquired, 0, __ATOMIC_RELEASE);
+}
+
+#define local_trylock(lock)	dg_user_local_trylock(this_cpu_ptr(lock))
+#define local_lock(lock)	dg_user_local_lock(this_cpu_ptr(lock))
+#define local_unlock(lock)	dg_user_local_unlock(this_cpu_ptr(lock))
 #else
 /*
  * One-thread benchmark builds (pool_bench's one-CPU rows): the cache lock
@@ -306,30 +316,32 @@ extern __thread int dg_user_preempt_count;
 extern int dg_user_need_resched;
 void dg_user_preempt_schedule(void);
 
-#define dg_pcp_trylock(pcp) ({						\
-	__typeof__(pcp) _p = &(pcp)[dg_user_this_cpu()];		\
-									\
-	dg_user_preempt_count++;					\
-	__asm__ __volatile__("" : : : "memory");			\
-	if (__builtin_expect(!*(volatile int *)&_p->cpu_lock.locked, 1)) { \
-		*(volatile int *)&_p->cpu_lock.locked = 1;		\
-		__asm__ __volatile__("" : : : "memory");		\
-	} else {							\
-		dg_user_preempt_count--;				\
-		_p = NULL;						\
-	}								\
-	_p;								\
-})
-#define dg_pcp_lock(pcp)		dg_pcp_trylock(pcp)
-#define dg_pcp_unlock(pcp, c) do {					\
-	__asm__ __volatile__("" : : : "memory");			\
-	*(volatile int *)&(c)->cpu_lock.locked = 0;			\
-	__asm__ __volatile__("" : : : "memory");			\
-	if (__builtin_expect(!--dg_user_preempt_count &&		\
-			     *(volatile int *)&dg_user_need_resched, 0))	\
-		dg_user_preempt_schedule();				\
-} while (0)
-#define dg_pcp_sync(pcp)		((void)(pcp))	/* one thread */
+static inline bool dg_user_local_trylock(local_trylock_t *l)
+{
+	dg_user_preempt_count++;
+	__asm__ __volatile__("" : : : "memory");
+	if (__builtin_expect(*(volatile int *)&l->acquired, 0)) {
+		dg_user_preempt_count--;
+		return false;
+	}
+	*(volatile int *)&l->acquired = 1;
+	__asm__ __volatile__("" : : : "memory");
+	return true;
+}
+
+static inline void dg_user_local_unlock(local_trylock_t *l)
+{
+	__asm__ __volatile__("" : : : "memory");
+	*(volatile int *)&l->acquired = 0;
+	__asm__ __volatile__("" : : : "memory");
+	if (__builtin_expect(!--dg_user_preempt_count &&
+			     *(volatile int *)&dg_user_need_resched, 0))
+		dg_user_preempt_schedule();
+}
+
+#define local_trylock(lock)	dg_user_local_trylock(this_cpu_ptr(lock))
+#define local_lock(lock)	((void)dg_user_local_trylock(this_cpu_ptr(lock)))
+#define local_unlock(lock)	dg_user_local_unlock(this_cpu_ptr(lock))
 
 /*
  * For the in-band reference pool of the same build (tests/bench): what
@@ -439,5 +451,8 @@ static inline void dg_report_bad_free(void *dev, bool first, const char *pool,
 	if (dg_user_verbose)						\
 		fprintf(stderr, "dmaguard: " fmt, ##__VA_ARGS__);	\
 } while (0)
+
+/* rcu_read_lock() and synchronize_rcu(), which the sections above use. */
+#include "dg_user_rcu.h"
 
 #endif /* _DMAGUARD_PLATFORM_USER_H */
