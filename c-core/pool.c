@@ -3,61 +3,45 @@
  * Hardened pool of fixed-size DMA blocks.
  *
  * The device may read and write every byte of every chunk at any time, so
- * the pool keeps all of its state out of line and never reads chunk
- * memory. Everything a chunk's "mem" points to belongs to the device.
+ * all of the pool's state is out of line and chunk memory is never read.
  *
  * chunk          chunk_size bytes of blocks (a power of two) in one coherent
- *                allocation. Nothing is assumed of the allocation beyond
- *                page alignment of its CPU and of its bus address, and no
- *                relation between the two: an IOMMU remaps it (vmap()ed
- *                CPU address, IOVA), atomic allocations come from
- *                page-aligned pools.
- * struct dg_chunk  its descriptor: addresses, free count and a bitmap
- *                (bit set = block free), in ordinary kernel memory.
- * table          block address -> chunk (chunk_table.c), so that free()
- *                finds the chunk in O(1) without trusting the pointer.
- * partial, full  chunks with at least one free block, and the others.
- *                Allocation takes the head of partial; a chunk that fills
- *                moves to full; one that gets a block back returns to the
- *                head of partial; one that empties moves to its tail, so
- *                the empty chunks form the tail, oldest first, for reclaim.
+ *                allocation, assumed only page aligned in CPU and in bus
+ *                address, with no relation between the two (an IOMMU
+ *                remaps it; atomic allocations come from page-aligned pools).
+ * struct dg_chunk  its descriptor: addresses, free count, free bitmap.
+ * table          block address -> chunk (chunk_table.c): free() finds the
+ *                chunk in O(1) without trusting the pointer.
+ * partial, full  chunks with a free block, and the others. Allocation takes
+ *                the head of partial; a chunk that empties moves to its
+ *                tail, so empty chunks form the tail, oldest first.
  *
  * Block layout: blocks sit at index * stride from the chunk's first block.
- * When a boundary is smaller than the chunk, the chunk is cut into
- * boundary-sized segments of blocks_per_seg blocks each, and a block's bit
- * number is (segment << seg_bits) | slot, so that index -> offset is two
- * shifts and a multiply. offset -> index is a shift for power-of-two
- * strides and reciprocal_divide() otherwise (offsets inside a chunk fit
- * in 32 bits): no divide on the hot paths.
+ * A boundary smaller than the chunk cuts it into segments of
+ * blocks_per_seg blocks, and a block's bit number is (segment << seg_bits)
+ * | slot. offset -> index is a shift for power-of-two strides and
+ * reciprocal_divide() otherwise: no divide on the hot paths.
  *
  * Alignment and boundaries are promises about bus addresses (and CPU
- * addresses up to a page). Offsets inside a chunk keep them when the
- * chunk's first block has a bus address aligned to bus_align, the larger
- * of the block alignment and the boundary (at most the chunk size). That
- * is at most a page for most pools and then holds for any allocation;
- * otherwise a chunk whose bus address is not aligned enough is replaced by
- * a larger allocation that contains an aligned window (chunk_create()).
+ * addresses up to a page), kept by offsets from a first block whose bus
+ * address is aligned to bus_align; when that exceeds a page, a chunk that
+ * is not aligned enough is replaced by a larger allocation holding an
+ * aligned window (dg_chunk_create()).
  *
- * Per-CPU caches: a freed block goes to its CPU's cache, and an
- * allocation takes from it, without the pool lock; the cache takes from
- * and gives back to the chunks a group of a bitmap word at a time under
- * the pool lock (pool_internal.h, struct dg_pcp_run). A block's "live" bit,
- * flipped atomically, is what tells a free of a live block from a double
- * free wherever the block was cached. Cached blocks keep their chunks:
- * the pool's background reclaim gives back only chunks that are empty
- * and visits no CPU; a cache goes back when its CPU goes offline, on an
- * explicit drain, and at destroy.
+ * Per-CPU caches: frees go to the CPU's cache and allocations take from
+ * it without the pool lock; a cache moves a group of a bitmap word at a
+ * time to and from the chunks under the pool lock (struct dg_pcp_run). A
+ * block's "live" bit, flipped atomically, tells a free of a live block
+ * from a double free wherever the block was cached. Cached blocks keep
+ * their chunks: reclaim frees only empty chunks and visits no CPU.
  *
- * Locking: a CPU's cache is guarded by its local_trylock_t, tried on the
- * fast paths (no interrupt toggle and no atomic): pools are used from
- * hard interrupt handlers, and an interrupt that finds its CPU's cache in
- * use goes past it, straight to the chunks (dg_pool_alloc_bypass(),
- * dg_pool_free_bypass()). A cache section is an RCU read-side section
- * (preemption off; on PREEMPT_RT a spinlock_t), which reclaim waits out. pool->lock (spinlock_t)
- * nests inside the cache lock, is always taken with interrupts saved, and
- * protects the lists, the table, the counters and every chunk descriptor
- * but the live bits. Neither chunk memory nor bookkeeping is allocated or
- * freed under either lock.
+ * Locking: a CPU's cache is a local_trylock_t, tried on the fast paths;
+ * pools are used from hard interrupts, and an interrupt that finds its
+ * CPU's cache in use goes past it, to the chunks (the _bypass() calls). A
+ * cache section is an RCU read-side section, which reclaim waits out.
+ * pool->lock nests inside it, is taken with interrupts saved, and guards
+ * the lists, the table, the counters and the descriptors but the live
+ * bits. No memory is allocated or freed under either lock.
  */
 #include "pool_internal.h"
 
@@ -76,11 +60,6 @@ void dg_pool_check(struct dg_pool *pool)
 		VM_WARN_ON_ONCE(seen_empty && !chunk_is_empty(pool, chunk));
 		seen_empty |= chunk_is_empty(pool, chunk);
 		empty += chunk_is_empty(pool, chunk);
-	}
-	list_for_each_entry(chunk, &pool->full, node)
-		VM_WARN_ON_ONCE(chunk->nr_free != 0);
-	VM_WARN_ON_ONCE(empty != pool->nr_empty);
-	list_for_each_entry(chunk, &pool->partial, node) {
 		chunks++;
 		free = 0;
 		for (w = 0; w < pool->map_words; w++) {
@@ -96,6 +75,7 @@ void dg_pool_check(struct dg_pool *pool)
 					      dg_dma_addr(chunk->blocks)) != chunk);
 	}
 	list_for_each_entry(chunk, &pool->full, node) {
+		VM_WARN_ON_ONCE(chunk->nr_free != 0);
 		chunks++;
 		in_use += pool->blocks_per_chunk;
 		entries += dg_table_entries(&pool->table,
@@ -104,19 +84,14 @@ void dg_pool_check(struct dg_pool *pool)
 					      dg_dma_addr(chunk->blocks) +
 					      chunk_size(pool) - 1) != chunk);
 	}
+	VM_WARN_ON_ONCE(empty != pool->nr_empty);
 	VM_WARN_ON_ONCE(chunks != pool->nr_chunks);
 	VM_WARN_ON_ONCE(in_use != pool->in_use);
 	VM_WARN_ON_ONCE(entries != pool->table.used);
 }
 #endif
 
-/**
- * dg_pool_check_params() - validate what a pool is asked to be
- * @p: the parameters
- * @why: set to a human-readable reason on failure
- *
- * Return: 0, or -EINVAL.
- */
+/* 0 if @p is a valid pool, else -EINVAL and *@why says why. */
 int dg_pool_check_params(const struct dg_pool_params *p, const char **why)
 {
 	size_t align = p->align ? p->align : 1;
@@ -154,11 +129,7 @@ static void pool_set_geometry(struct dg_pool *pool, size_t align,
 	chunk = max(chunk, roundup_pow_of_two(pool->stride));
 	pool->chunk_shift = ilog2(chunk);
 
-	/*
-	 * Segments are needed only when a boundary inside the chunk could be
-	 * crossed: not when blocks start on boundaries anyway (stride a
-	 * multiple of it) or end exactly on them (stride divides it).
-	 */
+	/* Segments only where a block could cross a boundary. */
 	seg = chunk;
 	if (boundary && boundary < chunk && boundary % pool->stride &&
 	    pool->stride % boundary)
@@ -242,11 +213,8 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	for_each_possible_cpu(cpu)
 		local_trylock_init(&per_cpu_ptr(pool->pcp, cpu)->lock);
 	/*
-	 * Caches only where a run of 4 blocks or more fits in DG_PCP_BYTES:
-	 * blocks up to 16 KiB. A run stays inside one segment (its blocks at
-	 * stride steps: struct dg_pcp_run), so a pool with fewer than 4
-	 * blocks a boundary segment has none either. Without, a "run" is one
-	 * block, taken for the allocation that asked.
+	 * Caches where a run of 4 blocks or more fits in DG_PCP_BYTES and in
+	 * one segment; without, a "run" is the one block asked for.
 	 */
 	shift = DG_PCP_BYTES / pool->stride ?
 		ilog2(DG_PCP_BYTES / pool->stride) : 0;
@@ -284,11 +252,9 @@ void dg_chunk_destroy(struct dg_pool *pool, struct dg_chunk *chunk)
 }
 
 /*
- * Give back a chunk that never went into service. Its DMA memory cannot be
- * freed with interrupts off or in atomic context (dma_free_coherent() and,
- * under an IOMMU, vunmap() forbid it): for an atomic caller it waits on
- * pool->deferred for the next reclaim or the destroy. Called without the
- * lock.
+ * Give back a chunk that never went into service, without the lock. DMA
+ * memory cannot be freed in atomic context: for an atomic caller it waits
+ * on pool->deferred for the next reclaim or the destroy.
  */
 void dg_chunk_drop(struct dg_pool *pool, struct dg_chunk *chunk, gfp_t gfp)
 {
@@ -335,11 +301,7 @@ struct dg_chunk *dg_chunk_create(struct dg_pool *pool, gfp_t gfp)
 		goto fail;
 	off = chunk_phase(pool, chunk->blocks_dma);
 	if (off) {
-		/*
-		 * Only when bus_align exceeds a page, and rare even then (IOVAs
-		 * and buddy pages come aligned to their size): a larger
-		 * allocation holds an aligned window of chunk_size bytes.
-		 */
+		/* bus_align over a page: a larger allocation, a window. */
 		spare = kzalloc_node(chunk_desc_size(pool), gfp, pool->node);
 		dg_chunk_drop(pool, chunk, gfp);
 		chunk = spare;
@@ -398,14 +360,7 @@ void dg_pool_shrink_table(struct dg_pool *pool)
 	kfree(slots);
 }
 
-/**
- * dg_pool_empty_chunks() - how many chunks are empty now
- * @pool: the pool
- *
- * A racy read, for deciding whether to come back for a reclaim.
- *
- * Return: the count.
- */
+/* A racy count of the empty chunks, to decide on a reclaim. */
 unsigned int dg_pool_empty_chunks(struct dg_pool *pool)
 {
 	return READ_ONCE(pool->nr_empty);
@@ -434,10 +389,8 @@ void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 	st->chunk_size = chunk_size(pool);
 	st->blocks_per_chunk = pool->blocks_per_chunk;
 	/*
-	 * Cached blocks are free. The caches change under their own locks,
-	 * not the pool's (so the walk need not turn interrupts off): a block
-	 * allocated from one CPU's cache and freed into another's while this
-	 * walks them is counted twice. Never below zero, as
+	 * Cached blocks are free; summed without the pool lock, so a block
+	 * moving between caches meanwhile counts twice: clamped at zero, as
 	 * percpu_counter_sum_positive().
 	 */
 	for_each_possible_cpu(cpu) {
@@ -461,34 +414,19 @@ void dg_pool_get_stats(struct dg_pool *pool, struct dg_pool_stats *st)
 	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
-/**
- * dg_pool_name() - the pool's name
- * @pool: the pool
- *
- * Return: its name, as stored (possibly truncated).
- */
+/* The pool's name, as stored (possibly truncated). */
 const char *dg_pool_name(const struct dg_pool *pool)
 {
 	return pool->name;
 }
 
-/**
- * dg_pool_plat() - the platform's per-pool state
- * @pool: the pool
- *
- * Return: the state, which the core initialises and never otherwise touches.
- */
+/* The platform's per-pool state, which the core only initialises. */
 struct dg_pool_plat *dg_pool_plat(struct dg_pool *pool)
 {
 	return &pool->plat;
 }
 
-/**
- * dg_pool_from_plat() - the pool a platform state belongs to
- * @plat: what dg_pool_plat() returned
- *
- * Return: the pool.
- */
+/* The pool of a platform state. */
 struct dg_pool *dg_pool_from_plat(struct dg_pool_plat *plat)
 {
 	return container_of(plat, struct dg_pool, plat);

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The pool's hot paths, allocation and free through the per-CPU caches,
- * and everything that empties those caches: a drain, a CPU going offline,
- * the reclaim of chunks that stayed empty, destroy. This file calls down
- * into pool.c (creation, chunks, the chunk table, statistics), never the
- * other way; see pool.c for the design and the locking rules.
+ * Allocation and free through the per-CPU caches, and what empties them:
+ * drain, a CPU going offline, reclaim, destroy. Calls down into pool.c,
+ * never the other way; pool.c has the design and the locking rules.
  */
 #include "pool_fast.h"
 
@@ -108,21 +106,6 @@ static void chunk_give(struct dg_pool *pool, struct dg_chunk *chunk, u32 w,
 	}
 }
 
-/* The block, live now, as its driver gets it; called without locks. */
-static __always_inline void __dma *block_hand_out(struct dg_pool *pool,
-						  struct dg_chunk *chunk,
-						  u32 idx, gfp_t gfp,
-						  dma_addr_t *dma)
-{
-	unsigned long off = block_offset(pool, idx);
-	char __dma *mem = chunk->blocks + off;
-
-	*dma = chunk->blocks_dma + off;
-	if (want_init_on_alloc(gfp))
-		dg_dma_zero(mem, pool->size);
-	return mem;
-}
-
 /* Give a run's blocks back to their chunk. */
 static void run_flush(struct dg_pool *pool, struct dg_pcp_run *run)
 	__must_hold(&pool->lock)
@@ -216,45 +199,54 @@ static bool pool_table_room(struct dg_pool *pool, gfp_t gfp)
 	return ok;
 }
 
-/*
- * One block of the first partial chunk, live now, or NULL when no chunk
- * has a free block. Called without locks.
- */
+/* One block of @chunk for the caller, live now; drops the pool lock. */
+static void __dma *chunk_hand_out(struct dg_pool *pool, struct dg_chunk *chunk,
+				  unsigned long flags, gfp_t gfp,
+				  dma_addr_t *dma)
+	__releases(&pool->lock)
+{
+	unsigned long off;
+	char __dma *mem;
+	u32 idx, nr;
+
+	chunk_take(pool, chunk, 0, 1, &idx, &nr);
+	set_bit(idx, chunk_live(pool, chunk));
+	dg_pool_check(pool);
+	spin_unlock_irqrestore(&pool->lock, flags);
+	off = block_offset(pool, idx);
+	mem = chunk->blocks + off;
+	*dma = chunk->blocks_dma + off;
+	if (want_init_on_alloc(gfp))
+		dg_dma_zero(mem, pool->size);
+	return mem;
+}
+
+/* One block of the first partial chunk, or NULL; called without locks. */
 static void __dma *pool_take_one(struct dg_pool *pool, gfp_t gfp,
 				 dma_addr_t *dma)
 {
-	struct dg_chunk *chunk;
 	unsigned long flags;
-	u32 idx, nr;
 
 	spin_lock_irqsave(&pool->lock, flags);
 	if (unlikely(list_empty(&pool->partial))) {
 		spin_unlock_irqrestore(&pool->lock, flags);
 		return NULL;
 	}
-	chunk = list_first_entry(&pool->partial, struct dg_chunk, node);
-	chunk_take(pool, chunk, 0, 1, &idx, &nr);
-	set_bit(idx, chunk_live(pool, chunk));
-	dg_pool_check(pool);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	return block_hand_out(pool, chunk, idx, gfp, dma);
+	return chunk_hand_out(pool, list_first_entry(&pool->partial,
+						     struct dg_chunk, node),
+			      flags, gfp, dma);
 }
 
 static void pcp_drain_irq(void *arg);
 static bool pcp_has_blocks(int cpu, void *arg);
 
 /*
- * A new chunk could not be had: take back the free blocks the CPUs cache,
- * then try the chunks again, so that an allocation fails only when the
- * pool has no free block at all (as the kernel's pool, one free list).
- * A caller that may sleep drains every CPU that caches blocks; an atomic
- * one interrupts them (an IPI, allowed with interrupts on, outside
- * interrupts, and not on PREEMPT_RT, whose cache lock sleeps), and a CPU
- * interrupted inside its own cache section keeps its blocks. An atomic
- * caller in an interrupt or with interrupts off cannot reach other CPUs'
- * caches without an atomic in every allocation and free; it fails as the
- * page allocator's atomic allocations fail with pages on other CPUs'
- * lists.
+ * No new chunk: take back what the CPUs cache and try the chunks again.
+ * A caller that may sleep drains them; an atomic one with interrupts on
+ * sends IPIs (not on PREEMPT_RT, where the cache lock sleeps). In an
+ * interrupt or with interrupts off no other cache can be reached without
+ * an atomic on every fast path: that caller fails, as the page
+ * allocator's atomic allocations do with pages on other CPUs' lists.
  */
 static noinline void __dma *pool_steal(struct dg_pool *pool, gfp_t gfp,
 				       dma_addr_t *dma)
@@ -272,17 +264,14 @@ static noinline void __dma *pool_steal(struct dg_pool *pool, gfp_t gfp,
 }
 
 /*
- * No chunk has a free block: add one, and take the caller's block from
- * it at once, so that other CPUs cannot leave the caller empty-handed.
- * Called without locks (as mainline, chunk memory is allocated with
- * none held).
+ * No chunk has a free block: add one and take the caller's block from it
+ * at once, so that other CPUs cannot take them all. Called without locks.
  */
 static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
 				      dma_addr_t *dma)
 {
 	struct dg_chunk *chunk;
 	unsigned long flags;
-	u32 idx, nr;
 
 	chunk = dg_chunk_create(pool, gfp);
 	if (!chunk)
@@ -303,22 +292,10 @@ static noinline void __dma *pool_grow(struct dg_pool *pool, gfp_t gfp,
 	pool->nr_empty++;
 	pool->chunks_allocated++;
 	pool->meta_bytes += ksize(chunk);
-	chunk_take(pool, chunk, 0, 1, &idx, &nr);
-	set_bit(idx, chunk_live(pool, chunk));
-	dg_pool_check(pool);
-	spin_unlock_irqrestore(&pool->lock, flags);
-	return block_hand_out(pool, chunk, idx, gfp, dma);
+	return chunk_hand_out(pool, chunk, flags, gfp, dma);
 }
 
-/**
- * dg_pool_alloc_slow() - __dg_pool_alloc() with an empty alloc run
- * @pool: the pool
- * @pcp: this CPU's cache, taken; given back here
- * @gfp: as for dg_pool_alloc()
- * @dma: as for dg_pool_alloc()
- *
- * Return: as dg_pool_alloc().
- */
+/* __dg_pool_alloc() with an empty alloc run; gives @pcp back. */
 noinline void __dma *dg_pool_alloc_slow(struct dg_pool *pool,
 					struct dg_pcp *pcp, gfp_t gfp,
 					dma_addr_t *dma)
@@ -330,16 +307,9 @@ noinline void __dma *dg_pool_alloc_slow(struct dg_pool *pool,
 	return run_hand_out(pool, pcp, gfp, dma);
 }
 
-/**
- * dg_pool_alloc_bypass() - an allocation past a cache in use
- * @pool: the pool
- * @gfp: as for dg_pool_alloc()
- * @dma: as for dg_pool_alloc()
- *
- * An interrupt came inside this CPU's cache section (pcp_trylock()):
- * take one block straight from the first partial chunk, or a new chunk.
- *
- * Return: as dg_pool_alloc().
+/*
+ * An allocation from an interrupt inside this CPU's cache section: a block
+ * straight from the chunks.
  */
 noinline void __dma *dg_pool_alloc_bypass(struct dg_pool *pool, gfp_t gfp,
 					  dma_addr_t *dma)
@@ -397,14 +367,8 @@ static __always_inline enum dg_bad_free free_decode(struct dg_pool *pool,
 	return DG_FREE_OK;
 }
 
-/**
- * dg_pool_bad_free() - count and report a free that is not applied
- * @pool: the pool
- * @pcp: this CPU's cache, taken and given back here, or NULL
- * @bad: what is wrong with it
- * @vaddr: the address freed
- * @dma: the bus address given with it
- *
+/*
+ * Count and report a free that is not applied; gives @pcp (or NULL) back.
  * Return: @bad.
  */
 noinline __cold enum dg_bad_free dg_pool_bad_free(struct dg_pool *pool,
@@ -423,8 +387,15 @@ noinline __cold enum dg_bad_free dg_pool_bad_free(struct dg_pool *pool,
 	spin_unlock_irqrestore(&pool->lock, flags);
 	if (pcp)
 		local_unlock(&pool->pcp->lock);
-	dg_report_bad_free(pool->dev, first, pool->name, vaddr, dma,
-			   dg_bad_names[bad]);
+	/* Never a WARN, which a device could turn into a panic. */
+	if (first)
+		dev_err(pool->dev, "pool %s: bad free of %p (dma %pad): %s; not applied\n",
+			pool->name, (void __force *)vaddr, &dma,
+			dg_bad_names[bad]);
+	else
+		dev_err_ratelimited(pool->dev, "pool %s: bad free of %p (dma %pad): %s; not applied\n",
+				    pool->name, (void __force *)vaddr, &dma,
+				    dg_bad_names[bad]);
 	return bad;
 }
 
@@ -508,18 +479,10 @@ static void pcp_put(struct dg_pool *pool, struct dg_pcp *pcp,
 	run_add(pool, run, chunk, idx);
 }
 
-/**
- * dg_pool_free_slow() - a free that __dg_pool_free() cannot apply alone
- * @pool: the pool
- * @pcp: this CPU's cache, taken; given back here
- * @vaddr: as for dg_pool_free()
- * @dma: as for dg_pool_free()
- *
- * A block of a chunk no run knows, of a group neither run can take,
- * init_on_free, a pool without caches, a bad free: decided afresh, as
- * nothing has changed yet.
- *
- * Return: as dg_pool_free().
+/*
+ * A free __dg_pool_free() cannot apply alone (a chunk no run knows, a
+ * group neither run takes, init_on_free, no caches, a bad free): decided
+ * afresh, as nothing has changed yet; gives @pcp back.
  */
 noinline enum dg_bad_free dg_pool_free_slow(struct dg_pool *pool,
 					    struct dg_pcp *pcp,
@@ -541,10 +504,7 @@ noinline enum dg_bad_free dg_pool_free_slow(struct dg_pool *pool,
 		bad = DG_BAD_DOUBLE;
 	if (unlikely(bad))
 		return dg_pool_bad_free(pool, pcp, bad, vaddr, dma);
-	/*
-	 * init_on_free: zero before the block can be handed out again, so it
-	 * never is dirty. This is a debug-style option.
-	 */
+	/* init_on_free: zeroed before it can be handed out again. */
 	if (want_init_on_free())
 		dg_dma_zero(vaddr, pool->size);
 	pcp_put(pool, pcp, chunk, idx);
@@ -552,18 +512,10 @@ noinline enum dg_bad_free dg_pool_free_slow(struct dg_pool *pool,
 	return DG_FREE_OK;
 }
 
-/**
- * dg_pool_free_bypass() - a free past a cache in use
- * @pool: the pool
- * @vaddr: as for dg_pool_free()
- * @dma: as for dg_pool_free()
- *
- * An interrupt came inside this CPU's cache section (pcp_trylock()):
- * the block goes straight back to its chunk. The chunk is found, the free
- * checked and applied under the pool lock, which keeps a reclaim from
- * freeing the chunk meanwhile.
- *
- * Return: as dg_pool_free().
+/*
+ * A free from an interrupt inside this CPU's cache section: the block goes
+ * back to its chunk, found, checked and freed under the pool lock (which
+ * keeps a reclaim from freeing the chunk meanwhile).
  */
 noinline enum dg_bad_free dg_pool_free_bypass(struct dg_pool *pool,
 					      void __dma *vaddr, dma_addr_t dma)
@@ -612,11 +564,7 @@ enum dg_bad_free dg_pool_free(struct dg_pool *pool, void __dma *vaddr,
 	return __dg_pool_free(pool, vaddr, dma);
 }
 
-/*
- * Whether @cpu caches blocks of the pool @arg: a racy look, so a drain
- * disturbs only the CPUs that have something to give back. A block cached
- * just after it waits for the next drain, as one freed after the drain.
- */
+/* Whether @cpu caches blocks of the pool @arg: a racy look. */
 static bool pcp_has_blocks(int cpu, void *arg)
 {
 	struct dg_pool *pool = arg;
@@ -625,51 +573,45 @@ static bool pcp_has_blocks(int cpu, void *arg)
 	return READ_ONCE(pcp->alloc.bits) || READ_ONCE(pcp->freed.bits);
 }
 
-/* Return this CPU's cached blocks to their chunks (work_on_cpu()). */
-static long pcp_drain(void *arg)
+/* Give this CPU's cached blocks back to their chunks; @pcp is taken. */
+static void pcp_drain_taken(struct dg_pool *pool, struct dg_pcp *pcp)
 {
-	struct dg_pool *pool = arg;
-	struct dg_pcp *pcp;
 	unsigned long flags;
 
-	local_lock(&pool->pcp->lock);
-	pcp = this_cpu_ptr(pool->pcp);
 	spin_lock_irqsave(&pool->lock, flags);
 	pcp_flush(pool, pcp);
 	spin_unlock_irqrestore(&pool->lock, flags);
 	local_unlock(&pool->pcp->lock);
+}
+
+/* From work_on_cpu(). */
+static long pcp_drain(void *arg)
+{
+	struct dg_pool *pool = arg;
+
+	local_lock(&pool->pcp->lock);
+	pcp_drain_taken(pool, this_cpu_ptr(pool->pcp));
 	return 0;
 }
 
-/*
- * The same from an IPI (pool_steal()): the interrupt may have landed
- * inside this CPU's section, whose blocks then stay.
- */
+/* From an IPI, which may land inside this CPU's section: then nothing. */
 static void pcp_drain_irq(void *arg)
 {
 	struct dg_pool *pool = arg;
-	struct dg_pcp *pcp;
+	struct dg_pcp *pcp = pcp_trylock(pool);
 
-	pcp = pcp_trylock(pool);
-	if (!pcp)
-		return;
-	spin_lock(&pool->lock);
-	pcp_flush(pool, pcp);
-	spin_unlock(&pool->lock);
-	local_unlock(&pool->pcp->lock);
+	if (pcp)
+		pcp_drain_taken(pool, pcp);
 }
 
 /**
  * dg_pool_drain() - return the CPUs' cached free blocks to their chunks
  * @pool: the pool
  *
- * Visits, in process context there, each online CPU that caches blocks
- * of @pool. Not work_on_cpu_safe(): a drain must not take the CPU hotplug
- * lock, or a pool destroyed from a hotplug callback would wait for its
- * reclaim while that reclaim waited for the hotplug. A CPU that goes down
- * meanwhile has the work run on another CPU, which then drains its own
- * cache (pcp_drain() works on whichever CPU runs it); the dead CPU's cache
- * goes back in dg_pool_cpu_dead().
+ * Visits each online CPU that caches blocks of @pool, in process context.
+ * Not work_on_cpu_safe(): a drain called from a CPU hotplug callback must
+ * not take the hotplug lock. Work for a CPU going down runs elsewhere and
+ * drains that CPU's cache; the dead one's goes in dg_pool_cpu_dead().
  *
  * Context: process context; may sleep.
  */
@@ -685,34 +627,24 @@ void dg_pool_drain(struct dg_pool *pool)
 			work_on_cpu(cpu, pcp_drain, pool);
 }
 
-/*
- * Return the whole cache of a CPU where nothing uses it (offline, or the
- * pool is being destroyed), under the pool lock that every drain holds.
- */
-static void pcp_give_back(struct dg_pool *pool, int cpu)
-{
-	struct dg_pcp *pcp = per_cpu_ptr(pool->pcp, cpu);
-	unsigned long flags;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	pcp_flush(pool, pcp);
-	spin_unlock_irqrestore(&pool->lock, flags);
-}
-
 /**
- * dg_pool_cpu_dead() - return the cache of a CPU that went offline
+ * dg_pool_cpu_dead() - return the whole cache of a CPU that nothing uses
  * @pool: the pool
- * @cpu: the dead CPU
+ * @cpu: a CPU gone offline (the CPU hotplug dead callback), or any CPU of
+ *	a pool being destroyed
  *
- * Its cached blocks would otherwise keep their chunks from emptying until
- * the CPU comes back, and a reclaim visits online CPUs only. Nothing runs
- * on @cpu any more, so its cache lock is not needed.
+ * Offline, its blocks would keep their chunks until it came back. Nothing
+ * runs in its section: the pool lock, which every drain holds, suffices.
  *
- * Context: process context (the CPU hotplug dead callback).
+ * Context: process context.
  */
 void dg_pool_cpu_dead(struct dg_pool *pool, int cpu)
 {
-	pcp_give_back(pool, cpu);
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->lock, flags);
+	pcp_flush(pool, per_cpu_ptr(pool->pcp, cpu));
+	spin_unlock_irqrestore(&pool->lock, flags);
 }
 
 /**
@@ -721,23 +653,16 @@ void dg_pool_cpu_dead(struct dg_pool *pool, int cpu)
  * @min_age: ticks a chunk must have been empty
  * @keep: empty chunks to keep whatever their age
  *
- * The empty chunks form the tail of the partial list, oldest first; the
- * walk releases from the oldest on and keeps the @keep most recently
- * emptied. Chunks that atomic callers could not free go too. No CPU is
- * visited: blocks cached on CPUs keep their chunks (the kernel's dma_pool
- * keeps every page until its destroy), so the pool's background reclaim,
- * which runs this, never disturbs a CPU, busy or isolated.
+ * Releases from the oldest empty chunk on (the tail of the partial list),
+ * keeping the @keep most recently emptied, and the chunks atomic callers
+ * parked. No CPU is visited: cached blocks keep their chunks, so the
+ * background reclaim never disturbs a CPU. A pool whose IOMMU invalidates
+ * lazily (DMA-FQ) releases nothing before its destroy, as the kernel's
+ * dma_pool: the device could reach a freed chunk through stale IOTLB
+ * entries until the flush queue drains.
  *
- * A pool whose device's IOMMU invalidates its IOTLB lazily (DMA-FQ, the
- * default on most distributions) releases nothing before its destroy, as
- * the kernel's dma_pool: a chunk freed there would go back to the page
- * allocator while the device can still reach it through stale IOTLB
- * entries, until the flush queue drains.
- *
- * Context: process context (chunk memory is freed after the lock is
- * dropped, and freeing it may sleep).
- * Return: the number of chunks released (parked memory not counted: it
- * never was a chunk in service).
+ * Context: process context; may sleep.
+ * Return: the number of chunks released (parked ones not counted).
  */
 unsigned int dg_pool_reclaim_empty(struct dg_pool *pool,
 				   unsigned long min_age, unsigned int keep)
@@ -778,10 +703,8 @@ unsigned int dg_pool_reclaim_empty(struct dg_pool *pool,
 	spin_unlock_irqrestore(&pool->lock, flags);
 
 	/*
-	 * No CPU may still look at a victim through one of its runs: the new
-	 * gen makes every later free ignore a run's chunk when the run is
-	 * empty, and synchronize_rcu() waits out any free already past that
-	 * check, without visiting the CPUs.
+	 * The new gen hides the victims from empty runs; synchronize_rcu()
+	 * waits out the sections already past that check.
 	 */
 	if (released)
 		synchronize_rcu();
@@ -799,9 +722,7 @@ unsigned int dg_pool_reclaim_empty(struct dg_pool *pool,
  * @keep: as for dg_pool_reclaim_empty()
  *
  * For a caller that wants the pool as small as it can be now (tests, a
- * CPU hotplug callback): cached blocks keep their chunks from emptying,
- * so they go back first (dg_pool_drain(): work on each CPU that caches
- * blocks).
+ * CPU hotplug callback): cached blocks go back first.
  *
  * Context: process context; may sleep.
  * Return: as dg_pool_reclaim_empty().
@@ -849,13 +770,11 @@ unsigned int dg_pool_destroy(struct dg_pool *pool)
 	int cpu;
 
 	/*
-	 * Nobody uses the pool, but a reclaim queued by its last frees may be
-	 * draining these caches right now: every CPU's cache, online or not,
-	 * goes back under the pool lock, which every drain holds too. Chunks
-	 * that empty here queue a reclaim, cancelled (and waited for) after.
+	 * A reclaim queued by the last frees may be draining: the caches go
+	 * back under the pool lock, and that reclaim is cancelled after.
 	 */
 	for_each_possible_cpu(cpu)
-		pcp_give_back(pool, cpu);
+		dg_pool_cpu_dead(pool, cpu);
 	dg_plat_fini(&pool->plat);
 	free_percpu(pool->pcp);
 	dg_pool_check(pool);

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The pool's fast paths, inline: dg_pool_alloc() and dg_pool_free()
- * (pool_alloc.c) and the exported calls (abi/shim/pool_abi.c) are each
- * one function that calls out of line only for what needs the pool lock
- * or a report.
+ * The fast paths, inline in dg_pool_alloc(), dg_pool_free() and the
+ * exported calls (abi/shim/pool_abi.c): out of line only for the pool
+ * lock or a report.
  */
 #ifndef _DMAGUARD_CORE_POOL_FAST_H
 #define _DMAGUARD_CORE_POOL_FAST_H
@@ -34,10 +33,7 @@ static __always_inline struct dg_pcp *pcp_trylock(struct dg_pool *pool)
 	return this_cpu_ptr(pool->pcp);
 }
 
-/*
- * Hand out the lowest block of @pcp's alloc run, which has one, and give
- * the cache back.
- */
+/* Hand out the lowest block of @pcp's (non-empty) alloc run; give it back. */
 static __always_inline void __dma *run_hand_out(struct dg_pool *pool,
 						struct dg_pcp *pcp, gfp_t gfp,
 						dma_addr_t *dma)

@@ -19,44 +19,32 @@
 #define DG_CHUNK_MAX		(64 * 1024ul)
 #define DG_CHUNK_MIN_BLOCKS	32
 /*
- * Sizes are dma_pool_create()'s, up to INT_MAX; a block with its
- * alignment (the stride, a u32 here as in the kernel's pool) fits in
- * 2 GiB. Above DG_CHUNK_MAX a chunk is the stride rounded up to a power
- * of two, so the chunk table's windows stay simple.
+ * Sizes are dma_pool_create()'s, up to INT_MAX, with the alignment within
+ * 2 GiB; above DG_CHUNK_MAX a chunk is the stride rounded up to a power
+ * of two.
  */
 #define DG_STRIDE_MAX		BIT(31)
 
 /*
- * Per-CPU caches of free blocks, in runs: a run is free blocks of one
+ * Per-CPU caches of free blocks, in runs: a run is the free blocks of one
  * group of a bitmap word of one chunk (the aligned 2^run_shift bits that
- * hold DG_PCP_BYTES of blocks at most, inside one segment: 64 blocks of
- * up to 128 bytes, a whole chunk from 256 bytes up: 32 blocks of 256 B to
- * 2 KiB, 16 of 4 KiB), taken out of the chunk (their bits are clear
- * there) and owned by one CPU. A CPU has two: allocation hands out the
- * lowest block of its alloc run; a free goes to the alloc run when it is
- * of that run's group, else to the freed run, which goes back to its chunk
- * when a free of yet another group comes. An empty alloc run takes the freed run, or
- * a group of the first partial chunk under the pool lock: in-order
- * patterns take the pool lock once per group of blocks each way.
- *
- * 64 KiB: 4 KiB blocks come in groups of 16, so few of their frees take
- * the slow path. A CPU may keep two groups of a pool free, as the page
- * allocator's per-CPU lists keep pages; they go back when the CPU goes
- * offline, on a drain, and at destroy (a reclaim leaves them).
+ * hold DG_PCP_BYTES of blocks at most, inside one segment), taken out of
+ * the chunk and owned by one CPU. A CPU has two: allocation hands out the
+ * lowest block of its alloc run; a free goes to the alloc run when of its
+ * group, else to the freed run, which goes back to its chunk when a free
+ * of yet another group comes. An empty alloc run takes the freed run, or
+ * a group of the first partial chunk. A CPU may keep two groups of a pool
+ * free, as the page allocator's per-CPU lists keep pages.
  */
 #define DG_PCP_BYTES		(64 * 1024ul)
 
 /*
- * A run keeps what its fast paths need precomputed: the CPU and bus
- * addresses of its group's first block and the word of its chunk's live
- * bits, so that neither an allocation nor a free reads the pool's chunk
- * descriptors or divides. A run is inside one segment (dg_pool_create()
- * caps run_shift at seg_bits): its blocks sit at stride steps from @base.
- *
- * @base, @dma and @live may be used while @bits is not 0 (those blocks
- * keep the chunk in service) or while @gen is the pool's chunks_gen (a
- * reclaim that frees chunks moves it on). @live is NULL until the run is
- * first set.
+ * A run keeps what its fast paths need, so that they read no chunk
+ * descriptor: its group's first block (CPU and bus address; its blocks sit
+ * at stride steps) and the word of the chunk's live bits. @base, @dma and
+ * @live may be used while @bits is not 0 (those blocks keep the chunk) or
+ * while @gen is the pool's chunks_gen (a reclaim moves it on). @live is
+ * NULL until the run is first set.
  */
 struct dg_pcp_run {
 	char __dma *base;	/* the group's first block */

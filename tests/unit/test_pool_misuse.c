@@ -44,14 +44,14 @@ static void fx_init(struct fixture *f, const struct dgt_row *r)
 		memset(f->live[i].v, i, r->size);
 	}
 	f->st0 = dgt_stats(f->pool);
-	f->first0 = dg_user_reports_first;
+	f->first0 = dg_user_reports_err;
 	f->again0 = dg_user_reports_again;
 }
 
 /*
  * Free (@v, @dma) and expect it rejected as @want: counted, reported (the
- * first report of the pool through _first, the rest through _again), and
- * nothing else about the pool changed.
+ * pool's first report with dev_err(), the rest with dev_err_ratelimited()),
+ * and nothing else about the pool changed.
  */
 static void expect_bad(struct fixture *f, void *v, dma_addr_t dma,
 		       enum dg_bad_free want)
@@ -65,7 +65,7 @@ static void expect_bad(struct fixture *f, void *v, dma_addr_t dma,
 	assert_int_equal(st.bad_frees[want], f->st0.bad_frees[want] + 1);
 	f->st0.bad_frees[want]++;
 	assert_memory_equal(&st, &f->st0, sizeof(st));
-	assert_int_equal(dg_user_reports_first, f->first0 + 1);
+	assert_int_equal(dg_user_reports_err, f->first0 + 1);
 	assert_int_equal(dg_user_reports_again, f->again0 + f->bad_total - 1);
 	/* the live blocks' contents were not touched */
 	for (i = 0; i < NLIVE; i++)
@@ -163,8 +163,8 @@ static void foreign_other_pool(void **state)
 			 DG_BAD_FOREIGN);
 	assert_int_equal(dgt_stats(other).bad_frees[DG_BAD_FOREIGN], 1);
 	assert_int_equal(dgt_stats(f.pool).blocks_in_use, NLIVE);
-	/* the other pool reports its first bad free through _first too */
-	assert_int_equal(dg_user_reports_first, f.first0 + 2);
+	/* the other pool reports its first bad free with dev_err() too */
+	assert_int_equal(dg_user_reports_err, f.first0 + 2);
 	assert_int_equal(dg_pool_free(other, o.v, o.dma), DG_FREE_OK);
 	assert_int_equal(dg_pool_destroy(other), 0);
 	expect_fresh_allocs(&f, 2);
@@ -340,13 +340,13 @@ static void never_allocated_block(void **state)
 	fx_fini(&f);
 }
 
-/* Reports: one _first per pool whatever the mix, then _again. */
+/* Reports: one dev_err() per pool whatever the mix, then ratelimited. */
 static void report_once_per_pool(void **state)
 {
 	const struct dgt_row *r = *state;
 	struct dg_pool *p1 = dgt_create("r1", r->size, r->align, r->boundary);
 	struct dg_pool *p2 = dgt_create("r2", r->size, r->align, r->boundary);
-	unsigned long first = dg_user_reports_first;
+	unsigned long first = dg_user_reports_err;
 	unsigned long again = dg_user_reports_again;
 	struct dgt_blk a = dgt_alloc(p1, GFP_KERNEL, r->size, r->align,
 				     r->boundary);
@@ -354,21 +354,21 @@ static void report_once_per_pool(void **state)
 
 	assert_int_equal(dg_pool_free(p1, a.v + 1, a.dma + 1),
 			 DG_BAD_MISALIGNED);
-	assert_int_equal(dg_user_reports_first, first + 1);
+	assert_int_equal(dg_user_reports_err, first + 1);
 	assert_int_equal(dg_user_reports_again, again);
 	assert_int_equal(dg_pool_free(p1, NULL, 0), DG_BAD_FOREIGN);
 	assert_int_equal(dg_pool_free(p1, a.v, a.dma + 8), DG_BAD_DMA);
-	assert_int_equal(dg_user_reports_first, first + 1);
+	assert_int_equal(dg_user_reports_err, first + 1);
 	assert_int_equal(dg_user_reports_again, again + 2);
 	/* the second pool has its own first report */
 	assert_int_equal(dg_pool_free(p2, a.v, a.dma), DG_BAD_FOREIGN);
-	assert_int_equal(dg_user_reports_first, first + 2);
+	assert_int_equal(dg_user_reports_err, first + 2);
 	assert_int_equal(dg_pool_free(p2, a.v, a.dma), DG_BAD_FOREIGN);
 	assert_int_equal(dg_user_reports_again, again + 3);
 	/* a legit free in between changes nothing about that */
 	assert_int_equal(dg_pool_free(p1, a.v, a.dma), DG_FREE_OK);
 	assert_int_equal(dg_pool_free(p1, a.v, a.dma), DG_BAD_DOUBLE);
-	assert_int_equal(dg_user_reports_first, first + 2);
+	assert_int_equal(dg_user_reports_err, first + 2);
 	assert_int_equal(dg_user_reports_again, again + 4);
 	st = dgt_stats(p1);
 	assert_int_equal(st.bad_frees[DG_FREE_OK], 0);

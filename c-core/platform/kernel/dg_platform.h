@@ -53,15 +53,6 @@ void dg_chunk_mem_free(void *dev, size_t size, void __dma *mem,
 bool dg_chunk_mem_lazy_unmap(void *dev);
 
 /*
- * A rejected free (c-core/platform/kernel/main.c): the pool's first in
- * full, later ones ratelimited; never a WARN, which a misbehaving
- * driver or device could turn into a panic with panic_on_warn.
- */
-void dg_report_bad_free(void *dev, bool first, const char *pool,
-			const void __dma *vaddr, dma_addr_t dma,
-			const char *why);
-
-/*
  * The per-CPU block caches are guarded by local_trylock_t (6.16): on
  * !PREEMPT_RT preemption off and a per-CPU flag, no interrupt toggle and
  * no atomic, so only an interrupt that lands inside a CPU's section finds

@@ -96,19 +96,6 @@ void dg_plat_fini(struct dg_pool_plat *plat)
 	cancel_delayed_work_sync(&plat->reclaim);
 }
 
-void dg_report_bad_free(void *dev, bool first, const char *pool,
-			const void __dma *vaddr, dma_addr_t dma,
-			const char *why)
-{
-	if (first)
-		dev_err(dev, "pool %s: bad free of %p (dma %pad): %s; not applied\n",
-			pool, (const void __force *)vaddr, &dma, why);
-	else
-		dev_err_ratelimited(dev, "pool %s: bad free of %p (dma %pad): %s; not applied\n",
-				    pool, (const void __force *)vaddr, &dma,
-				    why);
-}
-
 /* The dynamic CPU hotplug state of dg_cpu_dead(), or a -errno. */
 static int dg_cpuhp_state;
 

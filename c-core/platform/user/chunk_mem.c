@@ -15,7 +15,6 @@ bool dg_user_init_on_alloc = true;
 bool dg_user_init_on_free;
 bool dg_user_lazy_unmap;
 bool dg_user_verbose;
-unsigned long dg_user_reports_first;
 unsigned long dg_user_reports_again;
 unsigned long dg_user_reports_err;
 unsigned long dg_user_cpu_visits;

@@ -415,42 +415,29 @@ static inline void dg_plat_reclaim_kick(struct dg_pool_plat *plat,
 
 void dg_plat_fini(struct dg_pool_plat *plat);
 
-/* Reports are counted; printed only when DG_VERBOSE is set. */
-extern unsigned long dg_user_reports_first;
-extern unsigned long dg_user_reports_again;
+/*
+ * Messages are counted and printed with -v (DG_VERBOSE): dev_err() in
+ * dg_user_reports_err, dev_err_ratelimited() in dg_user_reports_again
+ * (the kernel's may drop some; tests count every call). @dev is read as
+ * the kernel's dev_err() reads it (use-after-free checks).
+ */
 extern unsigned long dg_user_reports_err;
+extern unsigned long dg_user_reports_again;
 extern bool dg_user_verbose;
 
-/*
- * A rejected free: @first is the pool's first, reported in full; later
- * ones are ratelimited in the kernel, counted here.
- */
-static inline void dg_report_bad_free(void *dev, bool first, const char *pool,
-				      const void __dma *vaddr, dma_addr_t dma,
-				      const char *why)
-{
-	if (first)
-		dg_user_reports_first++;
-	else
-		dg_user_reports_again++;
-	if (dg_user_verbose)
-		fprintf(stderr, "dmaguard: pool %s: bad free of %p (dma %#llx): %s; not applied\n",
-			pool, (const void __force *)vaddr,
-			(unsigned long long)dma, why);
-}
-
-/*
- * Messages are counted (dg_user_reports_err) and printed with -v. @dev is
- * read as the kernel's dev_err() reads it (use-after-free checks).
- */
-#define dev_err(dev, fmt, ...) do {					\
+#define dg_user_report(counter, dev, fmt, ...) do {			\
 	__typeof__(dev) volatile _dev = (dev);				\
 									\
 	(void)_dev;							\
-	__atomic_add_fetch(&dg_user_reports_err, 1, __ATOMIC_RELAXED);	\
+	__atomic_add_fetch(&(counter), 1, __ATOMIC_RELAXED);		\
 	if (dg_user_verbose)						\
 		fprintf(stderr, "dmaguard: " fmt, ##__VA_ARGS__);	\
 } while (0)
+#define dev_err(dev, fmt, ...)	\
+	dg_user_report(dg_user_reports_err, dev, fmt, ##__VA_ARGS__)
+#define dev_err_ratelimited(dev, fmt, ...)	\
+	dg_user_report(dg_user_reports_again, dev, fmt, ##__VA_ARGS__)
+
 
 /* rcu_read_lock() and synchronize_rcu(), which the sections above use. */
 #include "dg_user_rcu.h"
