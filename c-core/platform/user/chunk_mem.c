@@ -269,16 +269,25 @@ void dg_user_preempt_schedule(void)
 }
 #endif
 
+/* This thread's slot, and its unit's distance (the kernel's this_cpu_off). */
+__thread unsigned long dg_user_cpu_off;
+
+static void set_cpu_id(int cpu)
+{
+	dg_user_cpu_id = cpu;
+	dg_user_cpu_off = (unsigned long)cpu * DG_USER_PCPU_UNIT;
+}
+
 int dg_user_first_cpu(void)
 {
-	dg_user_cpu_id = __atomic_fetch_add(&next_cpu, 1, __ATOMIC_RELAXED) %
-			 DG_USER_CPUS;
+	set_cpu_id(__atomic_fetch_add(&next_cpu, 1, __ATOMIC_RELAXED) %
+		   DG_USER_CPUS);
 	return dg_user_cpu_id;
 }
 
 void dg_user_set_cpu(int cpu)
 {
-	dg_user_cpu_id = cpu % DG_USER_CPUS;
+	set_cpu_id(cpu % DG_USER_CPUS);
 }
 
 #ifndef DG_USER_PCP_KERNEL_COST
@@ -313,9 +322,9 @@ static void *visit_cpu(int cpu, void *(*fn)(void *arg), void *arg)
 	void *ret;
 
 	__atomic_fetch_add(&dg_user_cpu_visits, 1, __ATOMIC_RELAXED);
-	dg_user_cpu_id = cpu;
+	set_cpu_id(cpu);
 	ret = fn(arg);
-	dg_user_cpu_id = was;
+	set_cpu_id(was);
 	return ret;
 }
 

@@ -220,7 +220,6 @@ extern bool dg_user_lazy_unmap;
 #define free_percpu(p)		dg_user_percpu_free(p)
 #define per_cpu_ptr(p, cpu)	\
 	((__typeof__(p))((char *)(p) + (size_t)(cpu) * DG_USER_PCPU_UNIT))
-#define this_cpu_ptr(p)		per_cpu_ptr(p, dg_user_this_cpu())
 #define for_each_possible_cpu(cpu)		for ((cpu) = 0; (cpu) < DG_USER_CPUS; (cpu)++)
 #define num_possible_cpus()			DG_USER_CPUS
 
@@ -230,6 +229,7 @@ void dg_user_set_cpu(int cpu);
 
 /* Inline, as the kernel's this_cpu_ptr() is a %gs-relative add. */
 extern __thread int dg_user_cpu_id;
+extern __thread unsigned long dg_user_cpu_off;
 int dg_user_first_cpu(void);
 
 /*
@@ -299,6 +299,7 @@ static inline void dg_user_local_unlock(local_trylock_t *l)
 	__atomic_store_n(&l->acquired, 0, __ATOMIC_RELEASE);
 }
 
+#define this_cpu_ptr(p)		per_cpu_ptr(p, dg_user_this_cpu())
 #define local_trylock(lock)	dg_user_local_trylock(this_cpu_ptr(lock))
 #define local_lock(lock)	dg_user_local_lock(this_cpu_ptr(lock))
 #define local_unlock(lock)	dg_user_local_unlock(this_cpu_ptr(lock))
@@ -312,6 +313,9 @@ static inline void dg_user_local_unlock(local_trylock_t *l)
  * thread, on "CPU" 0 from the start (chunk_mem.c).
  */
 #define dg_user_this_cpu()	dg_user_cpu_id
+/* As the kernel's: one add of this thread's offset (this_cpu_off). */
+#define this_cpu_ptr(p)	\
+	((__typeof__(p))((char *)(p) + dg_user_cpu_off))
 extern __thread int dg_user_preempt_count;
 extern int dg_user_need_resched;
 void dg_user_preempt_schedule(void);
