@@ -3,7 +3,7 @@
 #
 # The benchmarks (`make bench`, `make bench-vm`, `make bench-native`). They
 # are not tests: nothing here passes or fails on a number; the output says
-# how the figures compare with the targets of the hardened-pool issue.
+# how the figures compare with what the README claims.
 #
 #   bench.sh vm       for every installed kernel (scripts/kernels.sh; KVER=
 #                     picks), build dmaguard.ko + the dmaguard_bench.ko
@@ -25,7 +25,7 @@
 #                     One boot at a time.
 #   bench.sh native   build/bench/pool_bench: dmaguard's core vs the in-band
 #                     reference pool (tests/bench/ref_pool.c), one thread
-#                     (the six rows, each against its target) and 1 and 2
+#                     (the six rows, each against its claim) and 1 and 2
 #                     threads on one pool (BENCH native-mt), plus
 #                     instructions per alloc+free pair from callgrind;
 #                     build/bench/pin_bench: the pin cache's hit (get +
@@ -146,7 +146,7 @@ vm_summary() {
 	END {
 		if (!n) { print "bench: no BENCH pool line for " kver > "/dev/stderr"; exit 1 }
 		g = exp(logsum / n)
-		# The issue sets these targets on 6.12 only.
+		# The README claims these on 6.12 only.
 		tgt = kver ~ /^6\.12\./
 		printf "BENCH pool kernel=%s backend=%s geomean=%.3f\n", kver, backend, g
 		printf "\n%s, %s backend, 1 CPU: kernel dma_pool vs dmaguard, %s reps (medians), mode %s\n",
@@ -161,17 +161,17 @@ vm_summary() {
 			       lo[size[i]], hi[size[i]], pm[size[i]], rq[size[i]]
 		printf "%6s %6s %7s %11s %11s %6.3f %-6s\n", "", "", "", "", "geomean", g,
 		       (!tgt ? "-" : (g <= 0.9005 ? "met" : "MISSED"))
-		printf "(ratio: median dmaguard_us / median kernel_us, the target figure; meta: dmaguard\n"
+		printf "(ratio: median dmaguard_us / median kernel_us, the claimed figure; meta: dmaguard\n"
 		printf " bookkeeping bytes per block; rep ratios: lowest..highest=median of the per-\n"
 		printf " repetition ratios; round pairs: quartiles of the ratios of all timed pairs of\n"
 		printf " adjacent rounds; min-round: fastest dmaguard round / fastest kernel round)\n"
 		if (!tgt) {
-			printf "targets (issue 8): single-CPU VM targets are set on 6.12 only\n\n"
+			printf "claims: the single-CPU figures are claimed on 6.12 only\n\n"
 			exit 0
 		}
-		printf "targets (issue 8, 6.12, %s): every row <= 1.00: %s (%d over); geomean <= 0.90: %s; meta at 16 B <= 0.5 (issue 3): %s\n\n",
+		printf "claim (6.12, %s): every row <= 1.00: %s (%d over); geomean <= 0.90: %s; bookkeeping at 16 B: %s bytes a block\n\n",
 		       backend, over ? "MISSED" : "met", over, g <= 0.9005 ? "met" : "MISSED",
-		       meta[16] != "" && meta[16] + 0 <= 0.5 ? "met" : "MISSED"
+		       meta[16] != "" ? meta[16] : "?"
 	}'
 }
 
@@ -303,7 +303,7 @@ vm_boot() {
 
 # Mainline's test of one boot (the BENCHVM mainline lines of its log $3):
 # per row, the median of each pool's load times; the BENCH mainline lines
-# and a table with the targets of the pool v3 issue.
+# and whether it keeps the README's claim.
 mainline_report() {
 	sed -e 's/\r$//' -e '/^DMAGUARD-VM: dmesg begin/,$d' "$3" |
 		grep -a '^BENCHVM: mainline ' | tr ':' ' ' |
@@ -346,7 +346,7 @@ mainline_report() {
 		}
 		g = exp(logsum / n)
 		printf "%10s %7s %9s %11s %6.3f\n", "", "", "", "geomean", g
-		printf "targets (pool v3, mainline test, %s %s): every row <= 1.00: %s (%d over)",
+		printf "claim (mainline dmapool_test, %s %s): every row <= 1.00: %s (%d over)",
 		       kver, backend, over ? "MISSED" : "met", over
 		if (tgt)
 			printf "; geomean <= 0.85: %s", g <= 0.8505 ? "met" : "MISSED"
@@ -400,10 +400,10 @@ mt_report() {
 		}
 		printf "\npool-mt: every online CPU allocating and freeing batches of %s %s-byte blocks on one\n", batch, size
 		printf "shared pool for %s ms; ops = alloc+free pairs of all CPUs; medians of the repetitions;\n", ms
-		printf "ratio = dmaguard_ops / kernel_ops (higher is better for dmaguard), the target figure;\n"
+		printf "ratio = dmaguard_ops / kernel_ops (higher is better for dmaguard), the claimed figure;\n"
 		printf "pairs: median ratio of the two back-to-back measurements of each repetition\n"
 		printf "%-22s %-7s %4s %11s %12s %6s %6s  %-7s %-6s %s\n", "kernel", "backend", "cpus",
-		       "kernel_ops", "dmaguard_ops", "ratio", "pairs", "target", "", "repetitions"
+		       "kernel_ops", "dmaguard_ops", "ratio", "pairs", "claim", "", "repetitions"
 		for (i = 1; i <= n; i++) {
 			split(b[i], f, " ")
 			k = f[1] " " f[2] " " f[3]
@@ -450,8 +450,8 @@ vm_bench() {
 	done | tee "$out/vm-rows.txt"
 	cat "${files[@]}" > "$out/vm.bench" 2>/dev/null || true
 	mt_report "${boots%;}" < "$out/vm.bench" | tee "$out/vm-mt.txt"
-	echo "VM targets of issue 8, all in one place:"
-	grep -h '^targets (issue 8, \|^targets (pool v3\|^pool-mt targets' "$out/vm-rows.txt" \
+	echo "What the README claims, as measured here:"
+	grep -h '^claim (\|^pool-mt claim' "$out/vm-rows.txt" \
 		"$out/vm-mt.txt" | sed 's/^/  /'
 	[ "$rc" = 0 ] || echo "  (some boots were not clean: rows or lines above are missing)"
 	echo
@@ -473,9 +473,9 @@ spec_boot() {
 	return 1
 }
 
-# The native single-thread rows against their target: every row <= 1.00
+# The native single-thread rows against their claim: every row <= 1.00
 # (dmaguard ns / reference ns per alloc+free pair).
-# The pin cache (issue 10): one boot per Debian kernel and backend; the
+# The pin cache: one boot per Debian kernel and backend; the
 # plain pin rows from the direct boot, pin-map rows from both.
 pin_bench() {
 	local kver b name spec=$top/tests/vm/bench/pin.vmtest rc=0
@@ -514,7 +514,7 @@ pin_bench() {
 	return $rc
 }
 
-# BENCH nvme (issue 20): per Debian kernel and backend, one boot of
+# BENCH nvme: per Debian kernel and backend, one boot of
 # tests/vm/bench/nvme.vmtest in which the stock, converted and rebuilt NVMe
 # drivers take turns (make vm-drivers builds them). Per round, ratio =
 # converted / stock and the rebuild's ratio; their medians, and the range
@@ -607,11 +607,11 @@ native_rows_report() {
 		printf "\nnative, one thread: dmaguard vs the in-band reference under a spinlock, each side\n"
 		printf "paying the kernel lock costs (ns per alloc+free pair, medians)\n"
 		printf "%6s %6s %7s %9s %11s %6s  %s\n", "size", "align", "blocks", "ref_ns",
-		       "dmaguard_ns", "ratio", "target <= 1.00"
+		       "dmaguard_ns", "ratio", "claim <= 1.00"
 		for (i = 1; i <= n; i++)
 			print line[i]
 		printf "%6s %6s %7s %9s %11s %6.3f\n", "", "", "", "", "geomean", exp(logsum / n)
-		printf "native single-thread target (issue 8: every row <= 1.00): %s (%d of %d rows over)\n\n",
+		printf "native single-thread claim (every row <= 1.00): %s (%d of %d rows over)\n\n",
 		       over ? "MISSED" : "met", over, n
 	}'
 }
@@ -755,6 +755,14 @@ else
 	if ! git -C "$top" diff --quiet HEAD -- c-core abi Kbuild 2>/dev/null; then
 		tree="$tree + uncommitted changes in c-core/, abi/ or Kbuild ($(git -C "$top" diff HEAD -- c-core abi Kbuild | sha1sum | cut -c1-8))"
 	fi
+fi
+
+# Every native program before the first boot: a missing one must not
+# wait for the VM part to fail.
+if [ "$what" = all ] || [ "$what" = native ]; then
+	for b in "$bin" "$mt_bin" $pin_bin; do
+		[ -x "$b" ] || die "$b not built (make bench-native builds it)"
+	done
 fi
 
 rc=0

@@ -31,7 +31,8 @@ BENCH_HDRS	:= tests/bench/ref_pool.h tests/bench/pool_bench.h
 .PHONY: bench bench-vm bench-native bench-pin bench-nvme bench-table prof-pin \
 	prof-pool
 
-bench: deps $(BENCH_OUT)/pool_bench modules-test vm-bins vm-drivers
+bench: deps $(BENCH_OUT)/pool_bench $(BENCH_OUT)/pool_bench_mt \
+       $(BENCH_OUT)/pin_bench modules-test vm-bins vm-drivers
 	@scripts/bench.sh all
 
 bench-nvme: deps modules-test vm-bins vm-drivers
