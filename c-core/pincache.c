@@ -79,9 +79,10 @@
  * reserved under the lock before pinning; over a budget, unused entries
  * are evicted from the LRU tail; if the entries in use alone exceed it,
  * the get fails with -ENOSPC. A range larger than the byte budget fails
- * with -E2BIG. The platform's charge (pinned_vm against RLIMIT_MEMLOCK)
- * comes after eviction, so a full cache does not fail a get for the
- * limit while it holds unused pins.
+ * with -E2BIG, as does one over DG_PIN_MAX_BYTES. A charge the platform
+ * refuses (pinned_vm against RLIMIT_MEMLOCK) evicts unused entries, least
+ * recently used first, and is tried once more: the cache's own idle pins
+ * never make a get fail for the limit.
  *
  * Locking: c->lock (spinlock_t) guards the index, the hash's and the
  * lists' changes, INDEXED and the counters but the per-CPU hits. Hits
@@ -477,6 +478,31 @@ static struct dg_pin_entry *lru_victim(struct dg_pin_cache *c)
 }
 
 /*
+ * The locked-memory limit refused a charge of @nr_pages: release idle
+ * entries, least recently used first, until as many pages went (the limit
+ * is the mm's: other pins may hold the rest). Return: whether any went.
+ * Process context, no lock held.
+ */
+static bool evict_for_charge(struct dg_pin_cache *c, unsigned long nr_pages)
+{
+	unsigned long freed = 0;
+	struct dg_pin_entry *e;
+	LIST_HEAD(out);
+
+	spin_lock(&c->lock);
+	while (freed < nr_pages) {
+		e = lru_victim(c);
+		if (!e)
+			break;
+		freed += e->nr_pages;
+		entry_evict(c, e, &out);
+	}
+	spin_unlock(&c->lock);
+	release_list(c, &out);
+	return freed;
+}
+
+/*
  * Make room for @bytes more in one more entry: evict from the LRU tail
  * onto @out. Return: true when the budgets allow it now.
  */
@@ -605,10 +631,16 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	if (!e)
 		return ERR_PTR(-ENOMEM);
 	e->nr_pages = bytes / DG_PAGE_SIZE;
+	/* Charged before its page array is allocated: a user picks its size. */
+	err = dg_pin_plat_charge(&c->plat, e->nr_pages);
+	if (err == -ENOMEM && evict_for_charge(c, e->nr_pages))
+		err = dg_pin_plat_charge(&c->plat, e->nr_pages);
+	if (err)
+		goto free;
 	e->pages = dg_kvcalloc(e->nr_pages, sizeof(*e->pages), c->node);
 	err = -ENOMEM;
 	if (!e->pages)
-		goto free;
+		goto uncharge_free;
 	e->start = start;
 	e->last = start + bytes - 1;
 	e->write = write;
@@ -622,13 +654,10 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	/* Named (unheld, so no put applies) from here to its release. */
 	err = entry_name(c, e);
 	if (err)
-		goto free;
-	err = dg_pin_plat_charge(&c->plat, e->nr_pages);
-	if (err)
-		goto erase;
+		goto uncharge_free;
 	err = dg_pin_plat_track(&c->plat, &e->notifier, start, bytes);
 	if (err)
-		goto uncharge;
+		goto erase;
 	for (tries = 0;; tries++) {
 		seq = dg_pin_plat_read_begin(&e->notifier);
 		err = entry_pin(c, e);
@@ -672,9 +701,8 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 
 untrack:
 	dg_pin_plat_untrack(&e->notifier);
-uncharge:
-	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
 erase:
+	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
 	spin_lock(&c->lock);
 	entry_unname(c, e);
 	spin_unlock(&c->lock);
@@ -682,6 +710,8 @@ erase:
 	/* named: a lock-free put of a forged cookie may be reading it */
 	kfree_rcu(e, rcu);
 	return ERR_PTR(err);
+uncharge_free:
+	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
 free:
 	dg_kvfree(e->pages);
 	kfree(e);
@@ -706,10 +736,11 @@ free:
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for @len 0, -EOVERFLOW for a range that wraps,
- * -E2BIG for one larger than the byte budget, -ENOSPC when the entries in
- * use fill a budget, -EAGAIN when invalidations kept racing the pinning,
- * -ENOMEM, or the platform's errno from charging (-ENOMEM over the
- * locked-memory limit), pinning (-EFAULT for an unmapped, PROT_NONE or
+ * -E2BIG for one larger than the byte budget or DG_PIN_MAX_BYTES,
+ * -ENOSPC when the entries in use fill a budget, -EAGAIN when
+ * invalidations kept racing the pinning, -ENOMEM, or the platform's errno
+ * from charging (-ENOMEM over the locked-memory limit, once idle entries
+ * were evicted), pinning (-EFAULT for an unmapped, PROT_NONE or
  * read-only-for-write range...) or DMA mapping.
  */
 int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
@@ -744,6 +775,8 @@ struct dg_pin_entry *dg_pin_get_locked(struct dg_pin_cache *c,
 	if (end + 1 == 0)
 		return ERR_PTR(-EOVERFLOW);
 	bytes = (u64)end + 1 - start;
+	if (bytes > DG_PIN_MAX_BYTES)	/* no entry is larger: @e is NULL */
+		return ERR_PTR(-E2BIG);
 
 	spin_lock(&c->lock);
 	take_dead(c, &out);

@@ -25,6 +25,13 @@
 struct dg_pin_cache;
 struct dg_pin_entry;
 
+/*
+ * The largest range an entry pins, whatever the budget: a user chooses the
+ * length, and its page array is allocated for it (io_uring caps a
+ * registered buffer at 1 GiB too). Larger: -E2BIG.
+ */
+#define DG_PIN_MAX_BYTES	BIT_ULL(30)
+
 /**
  * struct dg_pin_params - what a pin cache is made of
  * @mm: the address space, opaque to the core (struct mm_struct * in the

@@ -4,7 +4,9 @@
  * an entry budget would be exceeded; entries in use are never evicted
  * (-ENOSPC when they alone fill a budget); a range larger than the byte
  * budget is -E2BIG; the locked-memory limit gives -ENOMEM with nothing
- * pinned or charged, and counts the evicted entries' pins as given back.
+ * pinned or charged, and counts the evicted entries' pins as given back;
+ * a range is charged before its page array is allocated, and one over
+ * 1 GiB is refused before anything is.
  */
 #include "dg_pin_test.h"
 
@@ -140,14 +142,67 @@ static void memlock_limit(void **state)
 	assert_int_equal(dgp_stats().entries, 1);
 	assert_int_equal(dgp_stats().pinned_bytes, 4 * PG);
 	dg_pin_put(dgp.c, &a);
-	/* unused now, but cached: the limit still counts it */
-	assert_int_equal(dg_pin_get(dgp.c, dgp_va(10, 0), 3 * PG, true, &h),
-			 -ENOMEM);
-	assert_int_equal(dg_pin_cache_evict(dgp.c, 1), 1);
-	assert_int_equal(dg_user_run_work(), 1);	/* the release */
+	/* unused now, but cached: a refused charge evicts it, then passes */
 	h = dgp_get(dgp_va(10, 0), 3 * PG, true);
 	assert_int_equal(dgp.mm->pinned_vm, 3);
+	assert_int_equal(dgp_stats().evictions, 1);
+	assert_false(cached(0, 4));
 	dg_pin_put(dgp.c, &h);
+	dgp.mm->pinned_limit = -1;
+}
+
+/*
+ * A user picks the length, so nothing is allocated for a range before it
+ * is charged: under a locked-memory limit of 0 a 200-page get never
+ * reaches its page array (the allocation after the entry's), and a range
+ * over DG_PIN_MAX_BYTES is refused before any allocation, budget or not.
+ */
+static void charge_before_allocation(void **state)
+{
+	struct dg_pin_handle h;
+
+	dgp.mm->pinned_limit = 0;
+	dg_user_fail_nth_alloc(2);
+	assert_int_equal(dg_pin_get(dgp.c, dgp_va(0, 0), 200 * PG, false, &h),
+			 -ENOMEM);
+	assert_false(dg_user_fail_reached());
+	dgp.mm->pinned_limit = -1;
+	dg_user_fail_nth_alloc(1);
+	assert_int_equal(dg_pin_get(dgp.c, dgp_va(0, 0), DG_PIN_MAX_BYTES + PG,
+				    false, &h), -E2BIG);
+	assert_false(dg_user_fail_reached());
+	dg_user_fail_nth_alloc(0);
+	assert_int_equal(dgp.mm->pinned_vm, 0);
+	assert_int_equal(dgp_stats().entries, 0);
+}
+
+/*
+ * The cache's own idle pins never fail a get for the limit: cycling 16
+ * one-page buffers under a limit of 8 pages, every get succeeds (a refused
+ * charge evicts the least recently used idle entries and is tried again),
+ * and the pins never pass the limit.
+ */
+static void limit_evicts_idle(void **state)
+{
+	struct dg_pin_handle a, h;
+	int round, i;
+
+	dgp.mm->pinned_limit = 8;
+	for (round = 0; round < 3; round++)
+		for (i = 0; i < 16; i++) {
+			assert_int_equal(dg_pin_get(dgp.c, dgp_va(i * 2, 0), PG,
+						    false, &h), 0);
+			assert_true(dgp.mm->pinned_vm <= 8);
+			dg_pin_put(dgp.c, &h);
+		}
+	assert_true(dgp_stats().evictions >= 3 * 16 - 8);
+	/* Entries in use are never evicted: then the limit refuses. */
+	dgp_recreate(0, 0, NULL);
+	dgp.mm->pinned_limit = 1;
+	a = dgp_get(dgp_va(0, 0), PG, false);
+	assert_int_equal(dg_pin_get(dgp.c, dgp_va(2, 0), PG, false, &h),
+			 -ENOMEM);
+	dg_pin_put(dgp.c, &a);
 	dgp.mm->pinned_limit = -1;
 }
 
@@ -199,6 +254,8 @@ int main(void)
 		DGP_TEST(second_chance),
 		DGP_TEST(larger_than_budget),
 		DGP_TEST(memlock_limit),
+		DGP_TEST(charge_before_allocation),
+		DGP_TEST(limit_evicts_idle),
 		DGP_TEST(evict_before_charge),
 		DGP_TEST(evict_call),
 	};

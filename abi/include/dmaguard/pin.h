@@ -251,9 +251,11 @@ unsigned long dmaguard_pin_cache_destroy(struct dmaguard_pin_cache *c);
  * Return: 0; -EINVAL for a NULL argument, a @len of 0 or a bad
  * @pin->sz; -EOVERFLOW for a range that wraps; -EFAULT for kernel,
  * unmapped or PROT_NONE addresses, read-only ones with @write, or a call
- * from another mm; -E2BIG for a range larger than the byte budget;
+ * from another mm; -E2BIG for a range larger than the byte budget or
+ * than 1 GiB;
  * -ENOSPC when the entries in use fill a budget; -ENOMEM (also over
- * RLIMIT_MEMLOCK); -EAGAIN when invalidations kept racing the pinning.
+ * RLIMIT_MEMLOCK, after the cache's unused entries were given back);
+ * -EAGAIN when invalidations kept racing the pinning.
  */
 int dmaguard_pin_get(struct dmaguard_pin_cache *c, unsigned long uaddr,
 		     size_t len, bool write, struct dmaguard_pin *pin);

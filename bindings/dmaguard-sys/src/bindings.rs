@@ -483,9 +483,11 @@ extern "C" {
     #[doc = " Return: 0; -EINVAL for a NULL argument, a @len of 0 or a bad"]
     #[doc = " @pin->sz; -EOVERFLOW for a range that wraps; -EFAULT for kernel,"]
     #[doc = " unmapped or PROT_NONE addresses, read-only ones with @write, or a call"]
-    #[doc = " from another mm; -E2BIG for a range larger than the byte budget;"]
+    #[doc = " from another mm; -E2BIG for a range larger than the byte budget or"]
+    #[doc = " than 1 GiB;"]
     #[doc = " -ENOSPC when the entries in use fill a budget; -ENOMEM (also over"]
-    #[doc = " RLIMIT_MEMLOCK); -EAGAIN when invalidations kept racing the pinning."]
+    #[doc = " RLIMIT_MEMLOCK, after the cache's unused entries were given back);"]
+    #[doc = " -EAGAIN when invalidations kept racing the pinning."]
     pub fn dmaguard_pin_get(
         c: *mut dmaguard_pin_cache,
         uaddr: core::ffi::c_ulong,

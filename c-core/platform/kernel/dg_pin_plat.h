@@ -156,7 +156,7 @@ void dg_pin_plat_unmap(struct dg_pin_plat *plat, void *cookie,
 /* The page pointer array of an entry (no kvcalloc_node() before 6.10). */
 static inline void *dg_kvcalloc(size_t n, size_t size, int node)
 {
-	return kvcalloc(n, size, GFP_KERNEL_ACCOUNT);
+	return kvcalloc(n, size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 }
 
 #define dg_kvfree(p)			kvfree(p)
