@@ -29,11 +29,20 @@ static void wait_stage(int s)
 static void *reader(void *arg)
 {
 	bool nested = arg;
+	unsigned long gp;
 
 	rcu_read_lock();
 	if (nested)
 		rcu_read_lock();
+	gp = __atomic_load_n(&dg_rcu_gp, __ATOMIC_ACQUIRE);
 	__atomic_store_n(&stage, 1, __ATOMIC_RELEASE);
+	/*
+	 * Stay until the updater's grace period began, whatever the
+	 * scheduler does: the section below must begin after it, or the
+	 * updater would rightly wait for it while it waits for stage 3.
+	 */
+	while (__atomic_load_n(&dg_rcu_gp, __ATOMIC_ACQUIRE) == gp)
+		usleep(100);
 	usleep(50 * 1000);	/* the updater is waiting meanwhile */
 	if (nested)
 		rcu_read_unlock();	/* still inside the outer section */
