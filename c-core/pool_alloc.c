@@ -221,13 +221,11 @@ static void __dma *chunk_hand_out(struct dg_pool *pool, struct dg_chunk *chunk,
 	return mem;
 }
 
-/* One block of the first partial chunk, or NULL; called without locks. */
-static void __dma *pool_take_one(struct dg_pool *pool, gfp_t gfp,
-				 dma_addr_t *dma)
+/* One block of the first partial chunk, or NULL; drops the pool lock. */
+static void __dma *partial_hand_out(struct dg_pool *pool, unsigned long flags,
+				    gfp_t gfp, dma_addr_t *dma)
+	__releases(&pool->lock)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&pool->lock, flags);
 	if (unlikely(list_empty(&pool->partial))) {
 		spin_unlock_irqrestore(&pool->lock, flags);
 		return NULL;
@@ -251,6 +249,8 @@ static bool pcp_has_blocks(int cpu, void *arg);
 static noinline void __dma *pool_steal(struct dg_pool *pool, gfp_t gfp,
 				       dma_addr_t *dma)
 {
+	unsigned long flags;
+
 	if (!pool->pcp_high)
 		return NULL;
 	if (gfpflags_allow_blocking(gfp))
@@ -260,7 +260,8 @@ static noinline void __dma *pool_steal(struct dg_pool *pool, gfp_t gfp,
 		on_each_cpu_cond(pcp_has_blocks, pcp_drain_irq, pool, true);
 	else
 		return NULL;
-	return pool_take_one(pool, gfp, dma);
+	spin_lock_irqsave(&pool->lock, flags);
+	return partial_hand_out(pool, flags, gfp, dma);
 }
 
 /*
@@ -319,8 +320,7 @@ noinline void __dma *dg_pool_alloc_bypass(struct dg_pool *pool, gfp_t gfp,
 
 	spin_lock_irqsave(&pool->lock, flags);
 	pool->cache_bypass++;
-	spin_unlock_irqrestore(&pool->lock, flags);
-	mem = pool_take_one(pool, gfp, dma);
+	mem = partial_hand_out(pool, flags, gfp, dma);
 	return mem ?: pool_grow(pool, gfp, dma);
 }
 
