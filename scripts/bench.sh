@@ -48,7 +48,26 @@
 #                     writes and reads; medians, ratio = converted / stock
 #                     beside the rebuild's ratio, the noise floor (BENCH
 #                     nvme lines and a table; build/bench/nvme.bench).
-#   bench.sh all      all four (what `make bench` runs).
+#   bench.sh inkernel the kernel's own dma_pool, hardened by the series of
+#                     `make kernel-series` against the same 6.12 without
+#                     it (scripts/kernels.sh --inkernel: baseline and
+#                     hardened, `make kernels`): INKERNEL_BOOTS boots each
+#                     (default 5), the two kernels alternating (the order
+#                     flips every round), each boot loading mainline's
+#                     mm/dmapool_test.ko 5 times (tests/vm/bench/
+#                     inkernel.vmtest); per row the median of every load
+#                     of a kernel, ratio = hardened / baseline (BENCH
+#                     inkernel lines, a geomean line and a table). Once in
+#                     wall time and once under -icount shift=0
+#                     (INKERNEL_MODES, default "wall icount nvme"). Mode
+#                     nvme: the stock NVMe driver built into each kernel
+#                     (tests/vm/bench/inkernel-nvme.vmtest), rounds of
+#                     three boots, baseline, hardened, baseline again,
+#                     each timing INKERNEL_NVME_MIB MiB (default 128) of
+#                     O_DIRECT writes and reads, twice, 3 times a boot; per round hardened /
+#                     baseline, and the second baseline / the first: the
+#                     noise floor (BENCH inkernel-nvme line and a table).
+#   bench.sh all      all five (what `make bench` runs).
 #
 # Environment:
 #   KVER=V            only this kernel (space-separated list allowed)
@@ -111,6 +130,17 @@ awk_val='function val(k,   i) {
 			if (index($i, k "=") == 1)
 				return substr($i, length(k) + 2)
 		return ""
+	}'
+
+# awk: the median of the comma-separated numbers of s.
+# shellcheck disable=SC2016
+awk_median='function median(s,   a, n, i, j, t) {
+		n = split(s, a, ",")
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}'
 
 # Geomean line and readable table of one kernel's BENCH lines on stdin.
@@ -307,15 +337,7 @@ vm_boot() {
 mainline_report() {
 	sed -e 's/\r$//' -e '/^DMAGUARD-VM: dmesg begin/,$d' "$3" |
 		grep -a '^BENCHVM: mainline ' | tr ':' ' ' |
-	awk -v kver="$1" -v backend="$2" '
-	function median(s,   a, n, i, j, t) {
-		n = split(s, a, ",")
-		for (i = 2; i <= n; i++)
-			for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
-				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-			}
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+	awk -v kver="$1" -v backend="$2" "$awk_median"'
 	# BENCHVM  mainline pool=P rep=R size S align A blocks B time T
 	{
 		pool = substr($3, 6); row = $6 "/" $8
@@ -592,6 +614,165 @@ nvme_bench() {
 	return $rc
 }
 
+# inkernel_boot KVER NAME SPEC WHAT TAGS: one boot of bench-inkernel; its
+# "BENCHVM: WHAT ..." lines, tagged, go to $out/inkernel.bench. 1 when
+# the boot was not clean (its "not ok" lines on stderr).
+inkernel_boot() {
+	local kver=$1 name=$2 spec=$3 what=$4 tags=$5 rc=0
+	python3 "$top/scripts/vm/vmtest.py" --kver "$kver" \
+		--image "$("$top/scripts/kernels.sh" --image "$kver")" \
+		--name "$name" --out "$out/vm/$kver" \
+		--bin-dir "$top/build/vm-bin" \
+		--ko-dir "$out/kbuild/$kver/ko" "$spec" \
+		> "$out/vm/$kver/$name.verdict" || {
+		echo "bench: the $kver boot $name was not clean:" >&2
+		grep '^not ok' "$out/vm/$kver/$name.verdict" >&2 || true
+		rc=1; }
+	sed -e 's/\r$//' -e '/^DMAGUARD-VM: dmesg begin/,$d' \
+		"$out/vm/$kver/$name.log" | grep -a "^BENCHVM: $what " |
+		sed "s/^BENCHVM: $what /BENCHVM $what $tags /" \
+		>> "$out/inkernel.bench" || true
+	return $rc
+}
+
+# mainline's dmapool_test on the in-kernel pair: see the header.
+inkernel_bench() {
+	local base hard mode round k kver spec rc=0 n=${INKERNEL_BOOTS:-5}
+	base=$("$top/scripts/kernels.sh" --inkernel | grep -e '-dmaguard-baseline$' || true)
+	hard=$("$top/scripts/kernels.sh" --inkernel | grep -e '-dmaguard-hardened$' || true)
+	[ -n "$base" ] && [ -n "$hard" ] || {
+		echo "bench: the baseline and hardened kernels are not built (make kernels)" >&2
+		return 1; }
+	for kver in "$base" "$hard"; do
+		mkdir -p "$out/kbuild/$kver/ko" "$out/vm/$kver"
+		cp "$("$top/scripts/kernels.sh" --kdir "$kver")/mm/dmapool_test.ko" \
+			"$out/kbuild/$kver/ko/" || return 1
+	done
+	: > "$out/inkernel.bench"
+	for mode in ${INKERNEL_MODES:-wall icount nvme}; do
+		if [ "$mode" = nvme ]; then
+			inkernel_nvme "$base" "$hard" "$n" || rc=1
+			continue
+		fi
+		spec=$out/vm/inkernel-$mode.vmtest
+		{ cat "$top/tests/vm/bench/inkernel.vmtest"
+		  [ "$mode" != icount ] || echo "qemu: -icount shift=0,sleep=off"
+		} > "$spec"
+		for round in $(seq "$n"); do
+			if [ $((round % 2)) = 1 ]; then set -- "$base" "$hard"; else set -- "$hard" "$base"; fi
+			for kver; do
+				k=baseline
+				[ "$kver" != "$hard" ] || k=hardened
+				echo "  BOOT    $kver ($mode, round $round of $n)" >&2
+				inkernel_boot "$kver" "inkernel-$mode-$round" "$spec" inkernel \
+					"mode=$mode kernel=$k boot=$round" || rc=1
+			done
+		done
+	done
+	inkernel_report "$base" "$hard" < "$out/inkernel.bench" | tee "$out/inkernel.txt"
+	inkernel_nvme_report "$base" "$hard" < "$out/inkernel.bench" | tee -a "$out/inkernel.txt"
+	echo
+	return $rc
+}
+
+# inkernel_nvme BASE HARD ROUNDS: the NVMe boots of bench-inkernel, their
+# BENCHVM inkernel-nvme lines into $out/inkernel.bench.
+inkernel_nvme() {
+	local base=$1 hard=$2 n=$3 round i kver k spec=$out/vm/inkernel-nvme.vmtest rc=0
+	{ cat "$top/tests/vm/bench/inkernel-nvme.vmtest"
+	  echo "test: nvme-time: d=\$(blk-io.sh disk dgbench) && for r in 1 2 3; do t=\$(blk-io.sh time \$d ${INKERNEL_NVME_MIB:-128} 2) || exit 1; echo \"BENCHVM: inkernel-nvme rep=\$r seconds=\$t\"; done"
+	} > "$spec"
+	for round in $(seq "$n"); do
+		i=0
+		for kver in "$base" "$hard" "$base"; do
+			i=$((i + 1))
+			k=baseline
+			[ "$kver" != "$hard" ] || k=hardened
+			[ "$i" != 3 ] || k=baseline2
+			echo "  BOOT    $kver (NVMe, round $round of $n, $k)" >&2
+			inkernel_boot "$kver" "inkernel-nvme-$round-$i" "$spec" \
+				inkernel-nvme "kernel=$k round=$round" || rc=1
+		done
+	done
+	return $rc
+}
+
+# BENCHVM inkernel-nvme lines on stdin: per round the median seconds of
+# each boot, hardened / baseline and baseline again / baseline (the noise
+# floor); the medians and whether hardened lies inside that floor.
+inkernel_nvme_report() {
+	awk -v base="$1" -v hard="$2" "$awk_val$awk_median"'
+	$1 == "BENCHVM" && $2 == "inkernel-nvme" {
+		r = val("round"); k = val("kernel")
+		s[r, k] = s[r, k] (s[r, k] == "" ? "" : ",") val("seconds")
+		if (r > nr) nr = r
+	}
+	END {
+		if (!nr) exit 0
+		lo = 1e9; hi = 0; n = 0
+		for (r = 1; r <= nr; r++) {
+			if (s[r, "baseline"] == "" || s[r, "hardened"] == "" || s[r, "baseline2"] == "") continue
+			b = median(s[r, "baseline"]); h = median(s[r, "hardened"]); b2 = median(s[r, "baseline2"])
+			if (b <= 0) continue
+			n++; R = R (R == "" ? "" : ",") h / b; q = b2 / b; F = F (F == "" ? "" : ",") q
+			B = B (B == "" ? "" : ",") b; H = H (H == "" ? "" : ",") h
+			if (q < lo) lo = q
+			if (q > hi) hi = q
+		}
+		if (!n) { print "bench: no complete NVMe round"; exit 0 }
+		# The floor: how far baseline strays from itself, either way.
+		fl = hi - 1 > 1 - lo ? hi - 1 : 1 - lo
+		ratio = median(R)
+		verdict = ratio > 1 + fl ? "above" : ratio < 1 - fl ? "below" : "inside"
+		printf "BENCH inkernel-nvme rounds=%d baseline_s=%.2f hardened_s=%.2f ratio=%.3f noise_min=%.3f noise_max=%.3f noise=%s\n",
+		       n, median(B), median(H), ratio, lo, hi, verdict
+		printf "\nNVMe: the stock driver built into %s and %s, seconds per run (medians of %d rounds)\n", base, hard, n
+		printf "%8s %9s %7s %20s %s\n", "baseline", "hardened", "ratio", "baseline again", "hardened is"
+		printf "%8.2f %9.2f %7.3f %9.3f-%-10.3f %s the noise floor (1 +- %.3f)\n", median(B), median(H), ratio, lo, hi,
+		       verdict, fl
+	}'
+}
+
+# BENCHVM inkernel lines on stdin ("... mode=M kernel=K boot=B rep=R size:S
+# align:A blocks:N time:T"): per mode and row the median of each kernel's
+# loads, the ratio, the geomean and the claim.
+inkernel_report() {
+	tr ':' '=' | awk -v base="$1" -v hard="$2" "$awk_val$awk_median"'
+	$1 == "BENCHVM" && $2 == "inkernel" {
+		m = val("mode"); row = val("size") "/" val("align")
+		if (!(m in seenm)) { seenm[m] = 1; modes[++nm] = m }
+		if (!((m, row) in seen)) { seen[m, row] = 1; rows[m, ++nr[m]] = row; blocks[m, row] = val("blocks") }
+		k = val("kernel")
+		t[m, row, k] = t[m, row, k] (t[m, row, k] == "" ? "" : ",") val("time")
+		cnt[m, row, k]++
+	}
+	END {
+		if (!nm) { print "bench: no output of dmapool_test on the in-kernel kernels"; exit 0 }
+		for (i = 1; i <= nm; i++) {
+			m = modes[i]; logsum = 0; over = 0
+			unit = m == "icount" ? "thousands of guest instructions" : "us"
+			printf "\nmainline mm/dmapool_test.c: %s (baseline) vs %s (hardened: the series),\n", base, hard
+			printf "%s, loads of every boot, kernels alternating; times in %s\n", m, unit
+			printf "%10s %7s %11s %11s %6s %5s\n", "size/align", "blocks", "baseline", "hardened", "ratio", "loads"
+			for (j = 1; j <= nr[m]; j++) {
+				row = rows[m, j]
+				b = median(t[m, row, "baseline"]); h = median(t[m, row, "hardened"])
+				r = b > 0 ? h / b : 0; logsum += log(r > 0 ? r : 1)
+				if (r > 1.0005) over++
+				printf "BENCH inkernel mode=%s row=%s blocks=%s baseline=%s hardened=%s ratio=%.3f loads=%d+%d\n",
+				       m, row, blocks[m, row], b, h, r, cnt[m, row, "baseline"], cnt[m, row, "hardened"] > "/dev/stderr"
+				printf "%10s %7s %11s %11s %6.3f %5s\n", row, blocks[m, row], b, h, r,
+				       cnt[m, row, "baseline"] "+" cnt[m, row, "hardened"]
+			}
+			g = exp(logsum / nr[m])
+			printf "BENCH inkernel mode=%s geomean=%.3f\n", m, g > "/dev/stderr"
+			printf "%10s %7s %11s %11s %6.3f\n", "", "", "", "geomean", g
+			printf "claim (the hardened kernel, mainline dmapool_test, %s): every row <= 1.00: %s (%d over); geomean <= 0.85: %s\n",
+			       m, over ? "MISSED" : "met", over, g <= 0.8505 ? "met" : "MISSED"
+		}
+	}' 2>&1
+}
+
 native_rows_report() {
 	awk "$awk_val"'
 	$1 == "BENCH" && $2 == "native" && val("ratio") != "" && val("ref") != "mutex" {
@@ -771,9 +952,10 @@ vm) vm_bench || rc=$? ;;
 native) native_bench || rc=$? ;;
 pin) pin_bench || rc=$? ;;
 nvme) nvme_bench || rc=$? ;;
+inkernel) inkernel_bench || rc=$? ;;
 all) vm_bench || rc=$?; pin_bench || rc=$?; nvme_bench || rc=$?
-     native_bench || rc=$? ;;
-*) die "usage: bench.sh vm|native|pin|nvme|all" ;;
+     inkernel_bench || rc=$?; native_bench || rc=$? ;;
+*) die "usage: bench.sh vm|native|pin|nvme|inkernel|all" ;;
 esac
 # The report page (make run's build/report/index.html) with these results
 # in its "Full benchmark" section.

@@ -8,11 +8,16 @@
 #       hard-coded.
 #   built here: the debug and rt kernels of scripts/kernel/ (`make kernels`),
 #       when the cache holds them for the current inputs, in that order.
+#   in-kernel: the baseline and hardened kernels (6.12 without and with
+#       the series of `make kernel-series`), which no dmaguard module is
+#       built for: listed by --inkernel only (tests/vm/inkernel/, `make
+#       bench-inkernel`), known to --kdir, --image and --make-args.
 #
 # Usage:
 #   kernels.sh              every kernel: Debian's, then the built ones
 #   kernels.sh --distro     Debian's only (speed, sparse, static checks)
 #   kernels.sh --built      the built ones only
+#   kernels.sh --inkernel   baseline and hardened (those built)
 #   kernels.sh --kdir V     the tree to build modules against (make -C)
 #   kernels.sh --image V    the bootable image
 #   kernels.sh --make-args V   extra make arguments modules for V need
@@ -38,6 +43,11 @@ while read -r v d; do
 	built+=("$v")
 	built_dir[$v]=$d
 done < <(kernel_built)
+inkernel=()
+while read -r v d; do
+	inkernel+=("$v")
+	built_dir[$v]=$d
+done < <(kernel_built "${kernel_inkernel[@]}")
 
 # The kernel V must be known: print nothing and fail otherwise.
 # Membership tests read the whole list (grep without -q): with pipefail,
@@ -69,13 +79,14 @@ case ${1:-} in
 	exit 0 ;;
 --distro) avail=("${distro[@]}") ;;
 --built) avail=("${built[@]}") ;;
+--inkernel) avail=("${inkernel[@]}") ;;
 '') avail=("${distro[@]}" "${built[@]}") ;;
-*) echo "usage: kernels.sh [--distro|--built|--kdir V|--image V|--make-args V]" >&2
+*) echo "usage: kernels.sh [--distro|--built|--inkernel|--kdir V|--image V|--make-args V]" >&2
    exit 2 ;;
 esac
 
 if [ ${#avail[@]} -eq 0 ]; then
-	[ "${1:-}" = --built ] && exit 0
+	case ${1:-} in --built|--inkernel) exit 0 ;; esac
 	echo "kernels: no kernel has both /lib/modules/V/build and /boot/vmlinuz-V;" \
 		"run 'make deps' as root" >&2
 	exit 1
@@ -83,7 +94,7 @@ fi
 
 if [ -n "${KVER:-}" ]; then
 	for v in $KVER; do
-		printf '%s\n' "${distro[@]}" "${built[@]}" | grep -xF -- "$v" >/dev/null || {
+		printf '%s\n' "${distro[@]}" "${built[@]}" "${inkernel[@]}" | grep -xF -- "$v" >/dev/null || {
 			echo "kernels: KVER=$v has no headers + image;" \
 				"available: ${distro[*]} ${built[*]}" >&2
 			exit 1

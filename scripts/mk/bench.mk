@@ -11,6 +11,11 @@
 #   make bench-nvme     the kernel's NVMe driver: stock vs converted vs
 #                       its unconverted rebuild, one boot per kernel and
 #                       backend (NVME_ROUNDS, NVME_MIB)
+#   make bench-inkernel the kernel's own dma_pool hardened by the series of
+#                       `make kernel-series` vs the same 6.12 without it:
+#                       mainline's dmapool_test, alternating boots of the
+#                       two kernels, wall time and -icount (INKERNEL_BOOTS,
+#                       INKERNEL_MODES)
 #   make bench-table    the pool's chunk table beside the kernel's xarray,
 #                       natively and in one 6.12 TCG boot
 #   make prof-pin       a pin cache hit's guest instructions per function
@@ -29,11 +34,14 @@ BENCH_SRCS	:= tests/bench/pool_bench.c tests/bench/pool_bench_mt.c \
 BENCH_HDRS	:= tests/bench/ref_pool.h tests/bench/pool_bench.h
 
 .PHONY: bench bench-vm bench-native bench-pin bench-nvme bench-table prof-pin \
-	prof-pool
+	prof-pool bench-inkernel
 
-bench: deps $(BENCH_OUT)/pool_bench $(BENCH_OUT)/pool_bench_mt \
+bench: deps kernels $(BENCH_OUT)/pool_bench $(BENCH_OUT)/pool_bench_mt \
        $(BENCH_OUT)/pin_bench modules-test vm-bins vm-drivers
 	@scripts/bench.sh all
+
+bench-inkernel: deps kernels vm-bins
+	@scripts/bench.sh inkernel
 
 bench-nvme: deps modules-test vm-bins vm-drivers
 	@scripts/bench.sh nvme

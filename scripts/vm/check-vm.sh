@@ -39,6 +39,17 @@ declare -A boots		# spec -> its boot names (vm_boots)
 for s in "${specs[@]}"; do
 	boots[$s]=$(vm_boots "$s" "$top/tests/vm/$s.vmtest")
 done
+# The in-kernel kernels (baseline, hardened: no dmaguard module) boot the
+# specs of tests/vm/inkernel/ only, with the kernel's own modules.
+mapfile -t inkernels < <("$top/scripts/kernels.sh" --inkernel)
+mapfile -t ik_specs < <(vm_specs inkernel)
+for s in "${ik_specs[@]}"; do
+	boots[$s]=$(vm_boots "$s" "$top/tests/vm/$s.vmtest")
+done
+declare -A ik_ko
+for kver in "${inkernels[@]}"; do
+	ik_ko[$kver]=$(vm_inkernel_ko "$kver") || ik_ko[$kver]=
+done
 # The harness self-test and the planted core regressions run on the newest
 # Debian kernel of the list (the built kernels have their own planted
 # cases: scripts/vm/planted-debug.sh).
@@ -106,6 +117,15 @@ fixtures=
 		[ -z "$fixtures" ] || fixture_jobs
 		fixtures=
 	done
+	for kver in "${inkernels[@]}"; do
+		[ -n "${ik_ko[$kver]}" ] || continue
+		for s in "${ik_specs[@]}"; do
+			for n in ${boots[$s]}; do
+				rm -f "$vm_out/$kver/$n.results"
+				echo "$n $top/tests/vm/$s.vmtest"
+			done
+		done | vm_shared_jobs "$kver" "${ik_ko[$kver]}"
+	done
 	[ -z "$fixtures" ] || fixture_jobs
 } | vm_run_jobs
 wait
@@ -125,6 +145,21 @@ for kver in "${kernels[@]}"; do
 	for s in "${specs[@]}"; do
 		for n in ${boots[$s]}; do
 			vm_on_kernel "$kver" "$n" || continue
+			vm_results "$kver" "$n" >> "$results"
+		done
+	done
+done
+# Without KVER, `make check` built both in-kernel kernels (make kernels).
+if [ -z "${KVER:-}" ] && [ ${#inkernels[@]} -lt 2 ]; then
+	echo "not ok - vm/inkernel # baseline and hardened kernels not built: make kernels" >> "$results"
+fi
+for kver in "${inkernels[@]}"; do
+	if [ -z "${ik_ko[$kver]}" ]; then
+		echo "not ok - vm/$kver/modules # the kernel's dmapool_test.ko is missing" >> "$results"
+		continue
+	fi
+	for s in "${ik_specs[@]}"; do
+		for n in ${boots[$s]}; do
 			vm_results "$kver" "$n" >> "$results"
 		done
 	done

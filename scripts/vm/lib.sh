@@ -98,6 +98,19 @@ vm_results() {
 	fi
 }
 
+# vm_inkernel_ko KVER: the modules the specs of tests/vm/inkernel/ load on
+# an in-kernel kernel (scripts/kernels.sh --inkernel), which has no
+# dmaguard module: the kernel's own dmapool_test.ko, gathered into
+# build/kernel/KVER/inkernel/ko (printed).
+vm_inkernel_ko() {
+	local kdir d=$top/build/kernel/$1/inkernel/ko
+	kdir=$("$top/scripts/kernels.sh" --kdir "$1") || return 1
+	rm -rf "$d"
+	mkdir -p "$d"
+	cp "$kdir/mm/dmapool_test.ko" "$d/" || return 1
+	echo "$d"
+}
+
 # vm_specs [SUBDIR]: names (path below tests/vm/, no .vmtest) of the specs
 # in tests/vm/SUBDIR.
 vm_specs() {

@@ -7,12 +7,29 @@
 # may share a boot sharing one (VM_SHARED=0: each spec boots alone), and
 # print their result lines. For developing a spec:
 # `make vm-spec SPEC=tests/vm/<name>.vmtest [KVER=...] [BACKEND=...]`.
+# The specs of tests/vm/inkernel/ boot the in-kernel kernels instead
+# (scripts/kernels.sh --inkernel) with their own modules (vm_inkernel_ko);
+# they cannot be mixed with the others in one call.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ $# -gt 0 ] || { echo "usage: $0 SPEC.vmtest..." >&2; exit 2; }
 vm_lock
-mapfile -t kernels < <("$top/scripts/kernels.sh")
+inkernel=0
+for spec in "$@"; do
+	case $(cd "$(dirname "$spec")" && pwd) in
+	"$top/tests/vm/inkernel") inkernel=$((inkernel + 1)) ;;
+	esac
+done
+[ "$inkernel" = 0 ] || [ "$inkernel" = $# ] ||
+	{ echo "run-spec: specs of tests/vm/inkernel/ go alone" >&2; exit 2; }
+if [ "$inkernel" = 0 ]; then
+	mapfile -t kernels < <("$top/scripts/kernels.sh")
+else
+	mapfile -t kernels < <("$top/scripts/kernels.sh" --inkernel)
+	[ ${#kernels[@]} -gt 0 ] ||
+		{ echo "run-spec: no in-kernel kernel built (make kernels)" >&2; exit 2; }
+fi
 boots=()		# "<boot name>:<spec path>"
 for spec in "$@"; do
 	[ -f "$spec" ] || { echo "run-spec: no such spec: $spec" >&2; exit 2; }
@@ -31,7 +48,11 @@ for kver in "${kernels[@]}"; do
 		[ -n "${BACKEND:-}" ] || vm_on_kernel "$kver" "${ns%%:*}" || continue
 		rm -f "$vm_out/$kver/${ns%%:*}.results"
 		echo "${ns%%:*} ${ns#*:}"
-	done | vm_shared_jobs "$kver" "$top/build/kernel/$kver/test/ko"
+	done | if [ "$inkernel" = 0 ]; then
+		vm_shared_jobs "$kver" "$top/build/kernel/$kver/test/ko"
+	else
+		vm_shared_jobs "$kver" "$(vm_inkernel_ko "$kver")"
+	fi
 done | vm_run_jobs
 rc=0
 for kver in "${kernels[@]}"; do

@@ -20,7 +20,12 @@
 #                                  64 KiB blocks; fails unless some sample of
 #                                  debugfs shows a pool matching POOLRE with
 #                                  blocks in use, or unless every writer's
-#                                  data reads back
+#                                  data reads back. Without dmaguard's
+#                                  debugfs (the in-kernel kernels: the
+#                                  kernel's own dma_pool), the samples are
+#                                  of the devices' sysfs "pools" files
+#   blk-io.sh kpools POOLRE N      exactly N pools of the devices' sysfs
+#                                  "pools" files match POOLRE
 #   blk-io.sh pools POOLRE N       exactly N pools match POOLRE and none has
 #                                  a bad free
 #   blk-io.sh time DEV MIB PASSES  seconds to write MIB MiB of random
@@ -34,8 +39,21 @@ die() { echo "blk-io: $*"; exit 1; }
 
 pool_lines() { tail -n +2 "$POOLS" | grep -E "^($1) [0-9]" || true; }
 
+# The kernel's sysfs "pools" lines (poolinfo 0.1: name, in use, total,
+# size, chunks) of every device.
+kpool_lines() {
+	cat /sys/bus/*/devices/*/pools 2>/dev/null | grep -E "^($1) +[0-9]" || true
+}
+
 # blocks_in_use: the 11th field from the end (pool names may have spaces)
-in_use() { pool_lines "$1" | awk '{ s += $(NF - 10) } END { print s + 0 }'; }
+# of dmaguard's debugfs, else the 4th from the end of sysfs.
+in_use() {
+	if [ -e "$POOLS" ]; then
+		pool_lines "$1" | awk '{ s += $(NF - 10) } END { print s + 0 }'
+	else
+		kpool_lines "$1" | awk '{ s += $(NF - 3) } END { print s + 0 }'
+	fi
+}
 
 case "$1" in
 load)
@@ -94,6 +112,10 @@ pools)
 	[ "$n" = "$3" ] || die "$n pools match /$2/, expected $3"
 	bad=$(pool_lines "$2" | awk '{ s += $(NF) + $(NF-1) + $(NF-2) + $(NF-3) } END { print s + 0 }')
 	[ "$bad" = 0 ] || die "$bad bad frees" ;;
+kpools)
+	kpool_lines "$2"
+	n=$(kpool_lines "$2" | wc -l)
+	[ "$n" = "$3" ] || die "$n pools match /$2/ in sysfs, expected $3" ;;
 time)
 	dev=$2 mib=$3 passes=$4 q=$(($3 / 4))
 	head -c $((mib << 20)) /dev/urandom > /tmp/pat
