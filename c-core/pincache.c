@@ -233,9 +233,13 @@ void dg_pin_cache_put(struct dg_pin_cache *c)
 {
 	if (!refcount_dec_and_test(&c->ref))
 		return;
+	/*
+	 * Out of the registry first: a statistics reader that found the
+	 * cache there (debugfs, under the registry's lock) reads all of it.
+	 */
+	dg_pin_plat_fini(&c->plat);
 	/* every entry's release came first: every id is free */
 	dg_kvfree(rcu_dereference_protected(c->ids, true));
-	dg_pin_plat_fini(&c->plat);
 	free_percpu(c->pcpu);
 	dg_kvfree(c->hash);
 	kfree(c);
@@ -721,7 +725,8 @@ free:
 /**
  * dg_pin_get() - pinned pages of a user range, from the cache or pinned now
  * @c: the cache
- * @addr: first byte, a user address of the cache's mm
+ * @addr: first byte, a user address of the cache's mm (a tagged pointer
+ *	is untagged first, as pin_user_pages_fast() does)
  * @len: bytes, not 0
  * @write: the device will write to the range (the pages must be pinned
  *	writable; a read-only entry does not serve it)
@@ -746,8 +751,14 @@ free:
 int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
 	       bool write, struct dg_pin_handle *h)
 {
-	struct dg_pin_entry *e = __dg_pin_get(c, addr, len, write);
+	struct dg_pin_entry *e;
 
+	/*
+	 * Keyed as GUP pins and invalidations name ranges, untagged: a
+	 * tagged key would never meet an invalidation.
+	 */
+	addr = untagged_addr(addr);
+	e = __dg_pin_get(c, addr, len, write);
 	if (IS_ERR(e))
 		return PTR_ERR(e);
 	pin_fill_handle(e, addr, len, h);

@@ -35,6 +35,11 @@ int dmaguard_pin_get(struct dmaguard_pin_cache *cache, unsigned long uaddr,
 	/* A hit must not hand another address space's pages out either. */
 	if (current->mm != dg_pin_cache_plat(c)->mm)
 		return -EFAULT;
+	/*
+	 * A tagged pointer (arm64 TBI/MTE, x86 LAM) is keyed untagged, as
+	 * GUP pins and invalidations name it; this is current's mm.
+	 */
+	uaddr = untagged_addr(uaddr);
 	/* Kernel addresses: refused before anything is charged or tracked. */
 	if (len && uaddr + len - 1 >= uaddr &&
 	    !access_ok((void __user *)uaddr, len))

@@ -64,12 +64,44 @@ static void destroy_empty(void **state)
 	dgp.c = NULL;
 }
 
+/* What debugfs "pin_caches" reads, from a reader that found the cache. */
+static void stats_reader(struct dg_pin_plat *plat)
+{
+	(void)plat;
+	dg_user_pin_caches_handles();
+}
+
+/*
+ * A statistics reader holding the registry's lock reads a cache while
+ * its last put frees it (the reader found it just before it left the
+ * registry): everything the statistics read must outlive the registry.
+ * The hook plays that reader at the worst moment, every time; the
+ * sanitizer reports any read of freed memory.
+ */
+static void stats_reader_meets_last_put(void **state)
+{
+	struct dg_pin_handle h;
+
+	dg_pin_registry_add(dg_pin_cache_plat(dgp.c), dgp.c);
+	h = dgp_get(dgp_va(1, 0), 2 * PG, false);
+	assert_int_equal(dg_user_pin_caches_handles(), 1);
+	dg_pin_put(dgp.c, &h);
+	assert_int_equal(dg_user_pin_caches_handles(), 0);
+	dg_user_pin_fini_hook = stats_reader;
+	assert_int_equal(dg_pin_cache_destroy(dgp.c), 0);
+	dg_user_run_work();
+	dg_user_pin_fini_hook = NULL;
+	dgp.c = NULL;
+	assert_int_equal(dg_user_pin_caches_handles(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		DGP_TEST(destroy_releases_all),
 		DGP_TEST(destroy_with_handles),
 		DGP_TEST(destroy_empty),
+		DGP_TEST(stats_reader_meets_last_put),
 	};
 
 	return cmocka_run_group_tests_name("pin_destroy", tests, NULL, NULL);

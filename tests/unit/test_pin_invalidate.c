@@ -336,6 +336,35 @@ static void reap_outlives_destroy(void **state)
 	assert_int_equal(dg_user_count.meta_live, dgp.meta_base);
 }
 
+/*
+ * A tagged pointer (arm64 TBI and MTE, x86 LAM): the pin and every
+ * invalidation see the untagged address (the simulated mm untags as GUP
+ * does), so the cache must key its entry by it too, or a remap never
+ * reaches the entry and a get keeps serving the old pages.
+ */
+static void tagged_pointer(void **state)
+{
+	unsigned long tag = 0x5aul << 56;
+	struct dg_pin_handle h;
+
+	h = dgp_get(dgp_va(40, 0) | tag, 2 * PG, false);
+	dgp_assert_current(&h, dgp_va(40, 0));
+	dg_pin_put(dgp.c, &h);
+	assert_int_equal(dg_user_mm_map(dgp.mm, dgp_va(40, 0), 2 * PG, DG_PROT_RW), 0);
+	assert_int_equal(dgp_stats().invalidations, 1);
+	dgp_stamp(40, 2, 9);
+	h = dgp_get(dgp_va(40, 0) | tag, 2 * PG, false);	/* a miss */
+	assert_int_equal(dgp_stats().misses, 2);
+	dgp_assert_current(&h, dgp_va(40, 0));
+	dg_pin_put(dgp.c, &h);
+	/* the same range, untagged and with another tag: one entry */
+	h = dgp_get(dgp_va(40, 0), 2 * PG, false);
+	dg_pin_put(dgp.c, &h);
+	h = dgp_get(dgp_va(40, 0) | 0x21ul << 56, 2 * PG, false);
+	dg_pin_put(dgp.c, &h);
+	assert_int_equal(dgp_stats().misses, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +381,7 @@ int main(void)
 		DGP_TEST(race_gives_up),
 		DGP_TEST(munmap_releases_without_calls),
 		DGP_TEST(reap_outlives_destroy),
+		DGP_TEST(tagged_pointer),
 	};
 
 	return cmocka_run_group_tests_name("pin_invalidate", tests, NULL, NULL);

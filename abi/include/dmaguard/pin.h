@@ -233,7 +233,9 @@ unsigned long dmaguard_pin_cache_destroy(struct dmaguard_pin_cache *c);
 /**
  * dmaguard_pin_get() - the pinned (and mapped) pages of a user range
  * @c: the cache
- * @uaddr: first byte, a user address of the cache's mm
+ * @uaddr: first byte, a user address of the cache's mm; a tagged pointer
+ *	(arm64 TBI/MTE, x86 LAM) is untagged first, as pin_user_pages_fast()
+ *	does, so an invalidation of the range reaches its entry
  * @len: bytes, not 0
  * @write: the device will write to the range (pinned writable)
  * @pin: filled in; the caller sets @pin->sz and zeroes the rest

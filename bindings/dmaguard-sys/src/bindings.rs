@@ -465,7 +465,9 @@ extern "C" {
 extern "C" {
     #[doc = " dmaguard_pin_get() - the pinned (and mapped) pages of a user range"]
     #[doc = " @c: the cache"]
-    #[doc = " @uaddr: first byte, a user address of the cache's mm"]
+    #[doc = " @uaddr: first byte, a user address of the cache's mm; a tagged pointer"]
+    #[doc = "\t(arm64 TBI/MTE, x86 LAM) is untagged first, as pin_user_pages_fast()"]
+    #[doc = "\tdoes, so an invalidation of the range reaches its entry"]
     #[doc = " @len: bytes, not 0"]
     #[doc = " @write: the device will write to the range (pinned writable)"]
     #[doc = " @pin: filled in; the caller sets @pin->sz and zeroes the rest"]

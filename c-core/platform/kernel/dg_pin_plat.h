@@ -13,6 +13,7 @@
 #include <linux/hash.h>
 #include <linux/limits.h>
 #include <linux/mmu_notifier.h>
+#include <linux/uaccess.h>
 #include <linux/interval_tree_generic.h>
 #include <linux/rculist.h>
 #include <linux/refcount.h>

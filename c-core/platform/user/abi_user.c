@@ -121,6 +121,3 @@ void dg_registry_del(struct dg_pool *pool)
 {
 }
 
-void dg_pin_registry_add(struct dg_pin_plat *plat, struct dg_pin_cache *c)
-{
-}

@@ -113,6 +113,16 @@ static inline long atomic_long_fetch_andnot(long i, atomic_long_t *v)
 /* Userspace has no memory cgroups: an accounted allocation is a plain one. */
 #define GFP_KERNEL_ACCOUNT	GFP_KERNEL
 
+/*
+ * The top byte of a user pointer may be a tag (arm64 TBI and MTE; x86 LAM
+ * uses some of those bits): untagged_addr() strips it as arm64's does,
+ * sign-extending bit 55, so a kernel address stays what it is. The
+ * simulated mm's pin untags as GUP does, and its invalidations carry
+ * untagged addresses, as the kernel's do.
+ */
+#define untagged_addr(addr)	\
+	((unsigned long)((long)((unsigned long)(addr) << 8) >> 8))
+
 /* Pages per pin call: small here, so that tests cross batch edges. */
 #define DG_PIN_BATCH		8
 
@@ -125,14 +135,23 @@ struct dg_pin_plat {
 	void *dev;
 	pid_t tgid;
 	struct list_head reap_link;	/* on the queue of deferred reaps */
+	struct list_head registry;	/* on the registry of live caches */
+	struct dg_pin_cache *cache;
 };
 
 /*
- * The kernel's registry of live caches feeds debugfs, which userspace has
- * not: dg_pin_registry_add() (abi_user.c) records nothing.
+ * The registry of live caches, as the kernel's (which feeds debugfs):
+ * dg_pin_registry_add() (pin_mm.c) adds a cache, dg_pin_plat_fini()
+ * takes it out; dg_user_pin_caches_handles() reads every registered
+ * cache's statistics under the registry's lock, as debugfs does.
+ * dg_user_pin_fini_hook, when set, runs in dg_pin_plat_fini() just
+ * before the cache leaves the registry: a reader that found it there.
  */
 struct dg_pin_cache;
 void dg_pin_registry_add(struct dg_pin_plat *plat, struct dg_pin_cache *c);
+unsigned long dg_user_pin_caches_handles(void);
+void dg_user_pin_registry_del(struct dg_pin_plat *plat);
+extern void (*dg_user_pin_fini_hook)(struct dg_pin_plat *plat);
 
 /* Per entry: an interval notifier of the simulated mm. */
 struct dg_pin_notifier {

@@ -252,6 +252,58 @@ unsigned long dg_user_mm_seq(struct dg_user_mm *mm)
 	return s;
 }
 
+/* The registry of live caches (dg_pin_plat.h), as the kernel's. */
+static LIST_HEAD(dg_user_pin_caches);
+static pthread_mutex_t dg_user_pin_caches_lock;	/* registry_setup() */
+static pthread_once_t dg_user_pin_caches_once = PTHREAD_ONCE_INIT;
+void (*dg_user_pin_fini_hook)(struct dg_pin_plat *plat);
+
+static void registry_setup(void)
+{
+	if (pthread_mutex_init(&dg_user_pin_caches_lock, NULL))
+		abort();
+}
+
+static void registry_lock(void)
+{
+	pthread_once(&dg_user_pin_caches_once, registry_setup);
+	pthread_mutex_lock(&dg_user_pin_caches_lock);
+}
+
+void dg_pin_registry_add(struct dg_pin_plat *plat, struct dg_pin_cache *c)
+{
+	registry_lock();
+	plat->cache = c;
+	list_add_tail(&plat->registry, &dg_user_pin_caches);
+	pthread_mutex_unlock(&dg_user_pin_caches_lock);
+}
+
+/* Called by dg_pin_plat_fini() (pin_mm.c); a cache never added: no-op. */
+void dg_user_pin_registry_del(struct dg_pin_plat *plat)
+{
+	if (dg_user_pin_fini_hook)
+		dg_user_pin_fini_hook(plat);
+	registry_lock();
+	list_del_init(&plat->registry);
+	pthread_mutex_unlock(&dg_user_pin_caches_lock);
+}
+
+/* The handles of every registered cache: debugfs "pin_caches" in kind. */
+unsigned long dg_user_pin_caches_handles(void)
+{
+	struct dg_pin_plat *plat;
+	struct dg_pin_stats st;
+	unsigned long n = 0;
+
+	registry_lock();
+	list_for_each_entry(plat, &dg_user_pin_caches, registry) {
+		dg_pin_get_stats(plat->cache, &st);
+		n += st.handles;
+	}
+	pthread_mutex_unlock(&dg_user_pin_caches_lock);
+	return n;
+}
+
 /* The platform hooks (contracts in ../kernel/dg_pin_plat.h). */
 
 int dg_pin_plat_init(struct dg_pin_plat *plat, void *mm, void *dev)
@@ -260,11 +312,14 @@ int dg_pin_plat_init(struct dg_pin_plat *plat, void *mm, void *dev)
 		return -EINVAL;
 	plat->mm = mm;
 	plat->dev = dev;
+	INIT_LIST_HEAD(&plat->registry);
+	plat->cache = NULL;
 	return 0;
 }
 
 void dg_pin_plat_fini(struct dg_pin_plat *plat)
 {
+	dg_user_pin_registry_del(plat);
 	plat->mm = NULL;
 }
 
@@ -414,6 +469,8 @@ long dg_pin_plat_pin(struct dg_pin_plat *plat, unsigned long start,
 	unsigned long first, end, i, n = 0;
 	long err = 0;
 
+	/* GUP pins what the untagged address maps. */
+	start = untagged_addr(start);
 	/* Outside the simulated range: kernel or unmapped addresses. */
 	if (!mm_range(mm, start, 1, &first, &end))
 		return -EFAULT;
