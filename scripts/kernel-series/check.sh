@@ -12,6 +12,11 @@
 #                               scripts/kernel/build.sh), so no drift
 #   kernel-series/checkpatch/<patch>   checkpatch.pl --strict clean, but for
 #                               the entries of checkpatch-exceptions.txt
+#   kernel-series/sparse        sparse -Wcast-from-as over the hardened
+#                               kernel's mm/dmapool.c: no report (chunk
+#                               memory is the __dma address space: never
+#                               dereferenced, never cast but through the
+#                               two helpers)
 #   kernel-series/api           the series touches mm/dmapool.c and
 #                               mm/dmapool_test.c only (include/linux/
 #                               dmapool.h stays as it is), exports what the
@@ -93,6 +98,45 @@ for p in "$out"/*.patch; do
 		notok "checkpatch/$(basename "$p" .patch)" "$(head -n 2 <<<"$bad" | tr '\n' ' ')"
 	fi
 done
+
+# sparse_line: the sparse command kbuild runs on the hardened kernel's
+# mm/dmapool.c (C=2 V=1), run from its O= directory, without the
+# dependency file it would write there.
+sparse_line() {
+	# Not silent even under `make -s`: the command line is the point.
+	env -u MAKEFLAGS -u MFLAGS make -C "$hardened.src/linux" O="$hardened" \
+		"${kernel_make_args[@]}" C=2 V=1 CHECK="sparse -Wcast-from-as" \
+		mm/dmapool.o 2>&1 |
+		grep -E '^ *sparse .*/mm/dmapool\.c$' | tail -n 1 |
+		sed -e 's/^ *//' -e 's/ -Wp,-MMD,[^ ]*//'
+}
+
+# sparse_clean LINE FILE: sparse LINE run on FILE reports nothing.
+sparse_clean() {
+	local out
+	out=$(cd "$hardened" && eval "${1% *} '$2'" 2>&1 | grep -F "$(basename "$2"):" || true)
+	[ -z "$out" ] || { echo "$out"; return 1; }
+}
+
+if [ -s "$hardened/.release" ]; then
+	line=$(sparse_line)
+	if [ -z "$line" ]; then
+		notok sparse "kbuild ran no sparse on mm/dmapool.c"
+	else
+		judge sparse sparse_clean "$line" "$hardened.src/linux/mm/dmapool.c"
+		# Planted: a block's memory cast to a plain pointer.
+		cp "$hardened.src/linux/mm/dmapool.c" "$work/dmapool.c"
+		printf '\nstatic char __maybe_unused planted(struct dma_chunk *c)\n{\n\treturn *(char *)c->blocks;\n}\n' \
+			>> "$work/dmapool.c"
+		if sparse_clean "$line" "$work/dmapool.c" > "$work/log" 2>&1; then
+			notok planted/sparse "sparse passed a cast that removes __dma"
+		elif grep -q "removes address space '__dma'" "$work/log"; then
+			ok planted/sparse
+		else
+			notok planted/sparse "sparse failed otherwise: $(head -n 2 "$work/log" | tr '\n' ' ')"
+		fi
+	fi
+fi
 
 # api_check TREE_ORIG TREE_NEW PATCHDIR: what the kernel's users see stays.
 api_check() {

@@ -3,6 +3,11 @@
 """make kernel-series: dmaguard's pool core as a patch series for mm/dmapool.c.
 
     generate.py --src LINUX_TREE --out DIR
+    generate.py --src LINUX_TREE --test-file FILE
+                              only mm/dmapool_test.c as the series leaves
+                              it (built for the baseline kernel as an
+                              outside module: the contrast of
+                              tests/vm/inkernel/dmapool-contrast.vmtest)
     generate.py --inputs      the files it reads from dmaguard to write the
                               patches (the cache key of the hardened kernel
                               hashes them; not the cover letter's text)
@@ -393,9 +398,14 @@ def main():
     ap.add_argument("--src")
     ap.add_argument("--out")
     ap.add_argument("--inputs", action="store_true")
+    ap.add_argument("--test-file")
     args = ap.parse_args()
     if args.inputs:
         print("\n".join(inputs()))
+        return
+    if args.src and args.test_file:
+        with open(args.test_file, "w", encoding="utf-8") as fh:
+            fh.write(build_test(args.src, 2))
         return
     if not args.src or not args.out:
         ap.error("--src and --out are required")

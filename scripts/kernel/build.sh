@@ -14,11 +14,11 @@
 # merged over it (scripts/kconfig/merge_config.sh), olddefconfig, and a
 # check that every line of the fragments is in the final .config (an option
 # whose dependencies are missing is dropped silently by kconfig: here it
-# fails). A series flavour (hardened) builds from a copy of the tree with
-# the series of `make kernel-series` applied one patch at a time, each
-# compiled with W=1 before the next (the series must bisect). Then `make
-# bzImage modules` with clang 14 (LLVM=-14: KASAN with Rust needs it, and
-# modules built against the tree must use it too).
+# fails). A series flavour (hardened, debug) builds from a copy of the
+# tree with the series of `make kernel-series` applied one patch at a
+# time, each compiled with W=1 before the next (the series must bisect).
+# Then `make bzImage modules` with clang 14 (LLVM=-14: KASAN with Rust
+# needs it, and modules built against the tree must use it too).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"

@@ -10,7 +10,9 @@
 #   <flavour>-<fkey>/     its O= build directory (out-of-tree modules build
 #                         against it); .release holds `make kernelrelease`,
 #                         written last, when the build succeeded
-#   <flavour>-<fkey>.src/linux/  for a flavour of kernel_series_flavours:
+#   <flavour>-<fkey>.src/linux/  for a flavour of kernel_series_flavours
+#                         (hardened, and debug: the hardened dma_pool under
+#                         KASAN, lockdep, kmemleak and DMA-API debugging):
 #                         the tree with the series of `make kernel-series`
 #                         applied (hard links to src-<key> but the files
 #                         the series changes)
@@ -30,7 +32,7 @@ kernel_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 kernel_cache=${DMAGUARD_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dmaguard/kernels}
 kernel_flavours=(debug rt)
 kernel_inkernel=(baseline hardened)
-kernel_series_flavours=(hardened)
+kernel_series_flavours=(hardened debug)
 # Packages whose version goes into the key (and that the build needs).
 kernel_packages=(linux-source-6.12 clang-14 lld-14 llvm-14 rustc-web
 		 rust-web-src bindgen)

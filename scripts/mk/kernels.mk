@@ -2,7 +2,8 @@
 #
 # `make kernels`: the debug and PREEMPT_RT 6.12 kernels dmaguard is tested
 # on besides Debian's, and the in-kernel pair (baseline: 6.12 as it is;
-# hardened: the same with the series below), built from the linux-source-6.12
+# hardened: the same with the series below, which the debug kernel's tree
+# has too), built from the linux-source-6.12
 # tarball with the config fragments and source adjustments of scripts/kernel/
 # (see scripts/kernel/lib.sh for the cache, outside the tree, and its key).
 # Cached: a no-op when nothing they are made of changed. `make check` and

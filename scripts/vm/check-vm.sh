@@ -40,8 +40,11 @@ for s in "${specs[@]}"; do
 	boots[$s]=$(vm_boots "$s" "$top/tests/vm/$s.vmtest")
 done
 # The in-kernel kernels (baseline, hardened: no dmaguard module) boot the
-# specs of tests/vm/inkernel/ only, with the kernel's own modules.
-mapfile -t inkernels < <("$top/scripts/kernels.sh" --inkernel)
+# specs of tests/vm/inkernel/ only, with the kernel's own modules; so does
+# the debug kernel (its tree has the series too), besides its own specs,
+# for those of them whose kernels: line names it.
+mapfile -t inkernels < <("$top/scripts/kernels.sh" --inkernel
+			 printf '%s\n' "${kernels[@]}" | grep -e '-dmaguard-debug$' || true)
 mapfile -t ik_specs < <(vm_specs inkernel)
 for s in "${ik_specs[@]}"; do
 	boots[$s]=$(vm_boots "$s" "$top/tests/vm/$s.vmtest")
@@ -150,12 +153,12 @@ for kver in "${kernels[@]}"; do
 	done
 done
 # Without KVER, `make check` built both in-kernel kernels (make kernels).
-if [ -z "${KVER:-}" ] && [ ${#inkernels[@]} -lt 2 ]; then
+if [ -z "${KVER:-}" ] && [ "$("$top/scripts/kernels.sh" --inkernel | wc -l)" -lt 2 ]; then
 	echo "not ok - vm/inkernel # baseline and hardened kernels not built: make kernels" >> "$results"
 fi
 for kver in "${inkernels[@]}"; do
 	if [ -z "${ik_ko[$kver]}" ]; then
-		echo "not ok - vm/$kver/modules # the kernel's dmapool_test.ko is missing" >> "$results"
+		echo "not ok - vm/$kver/inkernel-modules # the kernel's dmapool_test.ko (or the contrast's build) is missing" >> "$results"
 		continue
 	fi
 	for s in "${ik_specs[@]}"; do

@@ -100,15 +100,29 @@ vm_results() {
 
 # vm_inkernel_ko KVER: the modules the specs of tests/vm/inkernel/ load on
 # an in-kernel kernel (scripts/kernels.sh --inkernel), which has no
-# dmaguard module: the kernel's own dmapool_test.ko, gathered into
-# build/kernel/KVER/inkernel/ko (printed).
+# dmaguard module, gathered into build/kernel/KVER/inkernel/ko (printed):
+# the kernel's own dmapool_test.ko and, for baseline, the series' test
+# (mm/dmapool_test.c after `make kernel-series`) built against it as
+# dmapool_test_series.ko, the contrast the hardened kernel is read against.
 vm_inkernel_ko() {
-	local kdir d=$top/build/kernel/$1/inkernel/ko
+	local kdir d=$top/build/kernel/$1/inkernel src
 	kdir=$("$top/scripts/kernels.sh" --kdir "$1") || return 1
 	rm -rf "$d"
-	mkdir -p "$d"
-	cp "$kdir/mm/dmapool_test.ko" "$d/" || return 1
-	echo "$d"
+	mkdir -p "$d/ko" "$d/series"
+	cp "$kdir/mm/dmapool_test.ko" "$d/ko/" || return 1
+	case $1 in
+	*-dmaguard-baseline)
+		src=$("$top/scripts/kernel/build.sh" --source) || return 1
+		python3 "$top/scripts/kernel-series/generate.py" --src "$src" \
+			--test-file "$d/series/dmapool_test_series.c" || return 1
+		echo 'obj-m += dmapool_test_series.o' > "$d/series/Kbuild"
+		# shellcheck disable=SC2046
+		make -C "$kdir" M="$d/series" $("$top/scripts/kernels.sh" --make-args "$1") \
+			modules > "$d/series/build.log" 2>&1 || {
+			cat "$d/series/build.log" >&2; return 1; }
+		cp "$d/series/dmapool_test_series.ko" "$d/ko/" ;;
+	esac
+	echo "$d/ko"
 }
 
 # vm_specs [SUBDIR]: names (path below tests/vm/, no .vmtest) of the specs

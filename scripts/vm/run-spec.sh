@@ -8,7 +8,8 @@
 # print their result lines. For developing a spec:
 # `make vm-spec SPEC=tests/vm/<name>.vmtest [KVER=...] [BACKEND=...]`.
 # The specs of tests/vm/inkernel/ boot the in-kernel kernels instead
-# (scripts/kernels.sh --inkernel) with their own modules (vm_inkernel_ko);
+# (scripts/kernels.sh --inkernel, and the debug kernel, whose tree has the
+# series too) with their own modules (vm_inkernel_ko);
 # they cannot be mixed with the others in one call.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -26,7 +27,8 @@ done
 if [ "$inkernel" = 0 ]; then
 	mapfile -t kernels < <("$top/scripts/kernels.sh")
 else
-	mapfile -t kernels < <("$top/scripts/kernels.sh" --inkernel)
+	mapfile -t kernels < <("$top/scripts/kernels.sh" --inkernel
+			      "$top/scripts/kernels.sh" | grep -e '-dmaguard-debug$' || true)
 	[ ${#kernels[@]} -gt 0 ] ||
 		{ echo "run-spec: no in-kernel kernel built (make kernels)" >&2; exit 2; }
 fi

@@ -73,9 +73,16 @@ void dgs_dmaguard_run(const char *kver);
 
 /* ---- part 2: the kernel's dma_pool ---- */
 
-enum kp_layout { KP_UNKNOWN, KP_POINTER_LIST, KP_OFFSET_LIST };
+/*
+ * Where a kernel pool keeps its free list: a pointer list in the free
+ * blocks (mainline 6.4+), an offset list in them (6.1), or out of line
+ * (the series of `make kernel-series`: nothing written into a free block).
+ */
+enum kp_layout { KP_UNKNOWN, KP_POINTER_LIST, KP_OFFSET_LIST, KP_OUT_OF_LINE };
 
 #define KP_SIZE		64
+/* What the probe writes into a block before freeing it. */
+#define KP_MARK		0xa5c3a5c3a5c3a5c3ull
 
 struct kp_result {
 	enum kp_layout layout;

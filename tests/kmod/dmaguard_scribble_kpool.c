@@ -18,6 +18,7 @@ static const char * const kp_layout_name[] = {
 	[KP_UNKNOWN] = "unknown",
 	[KP_POINTER_LIST] = "pointer-list-in-free-blocks",
 	[KP_OFFSET_LIST] = "offset-list-in-free-blocks",
+	[KP_OUT_OF_LINE] = "no-state-in-free-blocks",
 };
 
 /* The device's view of a block's first bytes. */
@@ -31,10 +32,13 @@ static void dev_write(void *p, unsigned int off, u64 val)
 	WRITE_ONCE(*(u64 *)(p + off), val);
 }
 
-/* What the list stores to point at block @x of a page starting at @page. */
+/*
+ * What the list stores to point at block @x of a page starting at @page
+ * (out of line: what a device would forge against mainline's list).
+ */
 static u64 kp_link(enum kp_layout lay, void *x, void *page)
 {
-	if (lay == KP_POINTER_LIST)
+	if (lay != KP_OFFSET_LIST)
 		return (u64)(unsigned long)x;
 	return (u64)(x - page);
 }
@@ -97,7 +101,7 @@ bool dgs_kp_verify(struct dma_pool *kp, struct device *kdev,
  * @kp: a fresh pool of KP_SIZE blocks
  * @page: set to the first block of the page the probe used
  *
- * Free A then B of a fresh page; what did B's first bytes become?
+ * Mark B, free A then B of a fresh page; what did B's first bytes become?
  *
  * Return: the layout, KP_UNKNOWN if not recognised.
  */
@@ -117,6 +121,7 @@ enum kp_layout dgs_kp_probe(struct dma_pool *kp, void **page)
 		return KP_UNKNOWN;
 	}
 	*page = a;
+	dev_write(b, 0, KP_MARK);
 	dma_pool_free(kp, a, da);
 	dma_pool_free(kp, b, db);
 	if (offset_in_page(a) || b != a + KP_SIZE)
@@ -125,11 +130,14 @@ enum kp_layout dgs_kp_probe(struct dma_pool *kp, void **page)
 	pr_info("# dma_pool probe: after freeing blocks 0 and 1 of a page, block 1 starts with %s\n",
 		raw == (u64)(unsigned long)a ? "the address of block 0" :
 		(u32)raw == 0 ? "offset 0 (block 0) as a 32-bit word" :
+		raw == KP_MARK ? "what was written before the free" :
 		"something else");
 	if (raw == (u64)(unsigned long)a)
 		return KP_POINTER_LIST;
 	if ((u32)raw == 0)
 		return KP_OFFSET_LIST;
+	if (raw == KP_MARK)
+		return KP_OUT_OF_LINE;
 	return KP_UNKNOWN;
 }
 
@@ -233,7 +241,7 @@ static bool kp_forge_live(struct dma_pool *kp, enum kp_layout lay,
 	orig = dev_read(x, 0);
 	/* The device writes the live block y so the list goes on after it, */
 	dev_write(y, 0, orig);
-	if (lay == KP_POINTER_LIST)
+	if (lay != KP_OFFSET_LIST)
 		dev_write(y, 8, dy);
 	/* and points the free block x at y. */
 	dev_write(x, 0, kp_link(lay, y, y));
@@ -317,7 +325,9 @@ void dgs_kp_run(const char *kver)
 	kp2 = dma_pool_create("dgs_kpool_live", dgs_dev, KP_SIZE, KP_SIZE, 0);
 	if (kp2)
 		sound2 = kp_forge_live(kp2, res.layout, &res);
-	dg_ktap_result(&dgs_ktap, res.dup_done && res.dup_returned,
+	/* The forged link works on an in-block list, never out of line. */
+	dg_ktap_result(&dgs_ktap, res.dup_done &&
+		       res.dup_returned == (res.layout != KP_OUT_OF_LINE),
 		       "kernel_dma_pool_forged_live_block");
 
 	sound1 = sound1 && dgs_kp_verify(kp1, dgs_dev, "dgs_kpool_decoy");
