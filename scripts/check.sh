@@ -30,6 +30,12 @@ jobs=${CHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}
 # The kernel cache key, once for every group (scripts/kernel/lib.sh).
 DMAGUARD_KERNEL_KEY=$(. "$top/scripts/kernel/lib.sh" && kernel_key)
 export DMAGUARD_KERNEL_KEY
+# Each flavour's key, once (make check built the kernels just before).
+DMAGUARD_KERNEL_FKEYS=$(. "$top/scripts/kernel/lib.sh" &&
+	for f in "${kernel_flavours[@]}" "${kernel_inkernel[@]}"; do
+		printf '%s=%s ' "$f" "$(kernel_flavour_key "$f")"
+	done)
+export DMAGUARD_KERNEL_FKEYS
 
 # run_group GROUP: run one group (in a subshell of its own: `times` then
 # gives the CPU time, user + system, of its commands alone: a group's
