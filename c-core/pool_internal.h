@@ -62,7 +62,7 @@ struct dg_pcp {
 };
 
 struct dg_pool {
-	spinlock_t lock;		/* see "Locking" above */
+	spinlock_t lock;		/* see "Locking" in pool.c */
 	struct list_head partial;
 	struct list_head full;
 	struct list_head deferred;	/* chunks to free in process context */

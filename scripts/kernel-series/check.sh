@@ -190,7 +190,8 @@ planted() {
 		ok "planted/$name"
 	fi
 }
-last=$(ls "$out"/0*.patch | tail -n 1)
+# patch_with ERE: the last patch of the series with a line matching ERE.
+patch_with() { grep -l -E "$1" "$out"/0*.patch | tail -n 1; }
 # An export dropped from the final file.
 cp -r "$work/new" "$work/no-export"
 sed -i '/^EXPORT_SYMBOL(dma_pool_free);$/d' "$work/no-export/mm/dmapool.c"
@@ -202,16 +203,17 @@ planted pools-format api_check "$src" "$work/wide" "$out"
 # A public header touched.
 cp -r "$out" "$work/header"
 sed -i '0,/^+++ b\/mm\/dmapool_test.c$/s//+++ b\/include\/linux\/dmapool.h/' \
-	"$work/header/$(basename "$last")"
+	"$work/header/$(basename "$(patch_with '^\+\+\+ b/mm/dmapool_test.c$')")"
 planted header-touched api_check "$src" "$work/new" "$work/header"
 # Trailing whitespace on an added line.
-cp "$last" "$work/style.patch"
+cp "$(patch_with '^\+	int ret = 0;$')" "$work/style.patch"
 sed -i '0,/^+\tint ret = 0;$/s//+\tint ret = 0; /' "$work/style.patch"
 style_clean() { [ -z "$(checkpatch_one "$1")" ]; }
 planted checkpatch style_clean "$work/style.patch"
 # A series the hardened kernel was not built from.
 cp -r "$out" "$work/drift"
-sed -i '0,/^+ \* Chunk memory/s//+ * Chunk  memory/' "$work/drift/$(basename "$last")"
+sed -i '0,/^+ \* Chunk memory/s//+ * Chunk  memory/' \
+	"$work/drift/$(basename "$(patch_with '^\+ \* Chunk memory')")"
 planted drift diff -r "$work/drift" "$out"
 
 ! grep -q '^not ok' "$results"

@@ -89,6 +89,8 @@ RENAMES = [
 FIXUPS = [
     ('local_trylock_t lock;\t/* see "Locking" in pool.c */',
      'local_trylock_t lock;\t/* see "Locking" below */'),
+    ('spinlock_t lock;\t\t/* see "Locking" in pool.c */',
+     'spinlock_t lock;\t\t/* see "Locking" below */'),
     ("/* pool_alloc.c */\n", ""),
     ("/* pool.c, for pool_alloc.c (which pool.c never calls) */\n", ""),
     ("table          block address -> chunk (chunk_table.c): free() finds the",
@@ -123,7 +125,7 @@ def read(path):
         return f.read()
 
 
-def strip_file(text, path, keep_head):
+def strip_file(text, keep_head):
     """One core file without SPDX line, include guard and includes."""
     lines = text.split("\n")
     if lines and "SPDX-License-Identifier" in lines[0]:
@@ -170,12 +172,14 @@ FUNC_HEAD = re.compile(r"^(?!static\b|typedef\b|#|struct \w+ \{|enum \w+ \{|unio
                        r"[A-Za-z_][\w \*]*?\b(_*dg_\w+)\(", re.M)
 
 
-def drop_function(text, name):
-    """Remove the definition or prototype of @name and the comment above it."""
-    pat = re.compile(r"^(?!static\b)[A-Za-z_][\w \*]*?\b" + re.escape(name) + r"\(", re.M)
-    found = 0
+def drop_definition(text, name, what="all"):
+    """Remove @name's definition and prototypes ("all"), or its prototypes
+    only ("prototypes"), each with the comment directly above it.
+    Return: (text, how many were removed)."""
+    pat = re.compile(r"^[A-Za-z_][\w \*]*?\b" + re.escape(name) + r"\(", re.M)
+    found, pos = 0, 0
     while True:
-        m = pat.search(text)
+        m = pat.search(text, pos)
         if not m:
             break
         start = m.start()
@@ -183,67 +187,196 @@ def drop_function(text, name):
         semi = text.find(");\n", start)
         brace = text.find("\n{\n", start)
         if brace != -1 and (semi == -1 or brace < semi):
+            if what == "prototypes":
+                pos = brace
+                continue
             end = text.index("\n}\n", brace) + 3
         else:
             end = semi + 3
-        # The comment directly above, if any.
         before = text[:start]
         if before.endswith(" */\n"):
             cstart = before.rfind("\n/*")
             if cstart != -1:
                 start = cstart + 1
         text = text[:start] + text[end:]
+        pos = start
         found += 1
     return text, found
 
 
-def drop_static_function(text, name):
-    pat = re.compile(r"^static [\w \*]*?\b" + re.escape(name) + r"\(", re.M)
-    m = pat.search(text)
-    if not m:
-        return text, 0
-    start = m.start()
-    end = text.index("\n}\n", start) + 3
-    before = text[:start]
-    if before.endswith(" */\n"):
-        start = before.rfind("\n/*") + 1
-    return text[:start] + text[end:], 1
+def rename(text):
+    """dmaguard's names to the kernel's (RENAMES); a prefix only renames
+    where a name goes on after it."""
+    for old, new in RENAMES:
+        pat = r"\b" + re.escape(old) + (r"(?=\w)" if old.endswith("_") else "")
+        text = re.sub(pat, new, text)
+    return text
 
 
-def build_core():
-    """(the address space part, the rest), renamed."""
+def edit(text, old, new, count=1):
+    """Replace @old, which must occur exactly @count times, by @new."""
+    if text.count(old) != count:
+        die("edit does not match %d time(s): %r" % (count, old[:70]))
+    return text.replace(old, new)
+
+
+def cut(text, first, last, new=""):
+    """Replace from @first (which must occur once) through the first @last
+    after it by @new."""
+    if text.count(first) != 1:
+        die("cut does not start exactly once: %r" % first[:70])
+    i = text.index(first)
+    j = text.find(last, i)
+    if j == -1:
+        die("cut does not end: %r" % last[:70])
+    return text[:i] + new + text[j + len(last):]
+
+
+# The allocator before its per-CPU caches (patch 0002): what the caches
+# alone need goes, the chunk paths that caches are bypassed to become the
+# allocation and the free, the "live" bitmap goes (a block not free in
+# its chunk is live), and the text that speaks of caches says what is left.
+PCP_DROP = [
+    "pcp_trylock", "run_hand_out", "run_usable", "__pool_alloc", "run_block",
+    "__pool_free", "run_chunk", "run_set", "run_flush", "pcp_flush",
+    "pcp_refill", "pcp_drain_irq", "pcp_has_blocks", "pool_steal",
+    "pool_alloc_slow", "run_holds", "pool_find_chunk", "pcp_find_chunk",
+    "run_takes", "run_add", "pcp_put", "pool_free_slow", "pcp_drain_taken",
+    "pcp_drain", "pool_drain", "pool_cpu_dead", "chunk_live",
+]
+PCP_PROTOTYPES = ["pool_alloc_bypass", "pool_free_bypass", "pool_bad_free"]
+PCP_CUTS = [
+    ("/*\n * Per-CPU caches of free blocks, in runs:", "\tstruct pcp_run freed;\n};\n", ""),
+    ("\t/*\n\t * Read without the lock by every allocation and free: geometry,",
+     "\tunsigned long run_span;\n", "\t/* Fixed at creation. */\n"),
+    (" * Per-CPU caches: frees go to the CPU's cache", "visits no CPU.\n *\n", ""),
+    (" * Locking: a CPU's cache is a local_trylock_t", "allocated or freed under either lock.\n",
+     " * Locking: pool->lock is taken with interrupts saved (pools are used from\n"
+     " * hard interrupts) and guards the lists, the table, the counters and the\n"
+     " * descriptors. No memory is allocated or freed under it.\n"),
+    ("\tfor_each_possible_cpu(cpu)\n\t\tlocal_trylock_init", "/* runs never set have gen 0 */\n", ""),
+    ("\t/*\n\t * Cached blocks are free; summed", "\t}\n", ""),
+    ("\t/* 0 is the gen of runs never set", "+ 1 ?: 1);\n", ""),
+    ("\t/*\n\t * The new gen hides the victims", "\t\tsynchronize_rcu();\n", ""),
+    ("\tint cpu;\n\n\t/*\n\t * A reclaim queued by the last frees", "pool_cpu_dead(pool, cpu);\n", "\n"),
+]
+PCP_EDITS = [
+    ("\tu64 cache_bypass;\t\t/* operations past a cache in use */\n", ""),
+    ("\tu64 pcp_bytes;\t\t/* the per-CPU caches, a fixed cost per pool */\n", ""),
+    ("\t/* allocations and frees an interrupt made past its CPU's cache */\n"
+     "\tu64 cache_bypass;\n", ""),
+    ("\t * map_words words of \"free in the chunk\" bits (pool lock), then\n"
+     "\t * map_words words of \"held by a driver\" bits, set and cleared with\n"
+     "\t * atomic bitops by CPUs that do not hold the pool lock: a block is\n"
+     "\t * free in its chunk, in a CPU's cache, or live, and only a live\n"
+     "\t * block may be freed.\n",
+     "\t * map_words words of \"free in the chunk\" bits: a block whose bit\n"
+     "\t * is clear is live, and only a live block may be freed.\n"),
+    (" * tombstones. Lookups only serve the frees that miss their CPU's \"last\n"
+     " * chunk\", so a probe may read the descriptors it passes and a slot stays\n"
+     " * one word. The pool keeps the table at most half full and serialises\n"
+     " * every call with its lock.",
+     " * tombstones. A probe reads the descriptors it passes, so that a slot\n"
+     " * stays one word. The pool keeps the table at most half full and\n"
+     " * serialises every call with its lock."),
+    ("\tu32 shift;\n\tint cpu;\n", ""),
+    ("\tpool->pcp = alloc_percpu(struct pool_pcp);\n", ""),
+    (" || !pool->pcp) {", ") {"),
+    ("\t\tfree_percpu(pool->pcp);\n", ""),
+    ("\tfree_percpu(pool->pcp);\n", ""),
+    ("\tstruct pool_pcp *pcp;\n\tunsigned long flags;\n\tu64 cached = 0;\n\tint cpu;\n",
+     "\tunsigned long flags;\n"),
+    ("pool->in_use > cached ? pool->in_use - cached : 0;", "pool->in_use;"),
+    ("\tst->pcp_bytes = (u64)num_possible_cpus() * sizeof(struct pool_pcp);\n", ""),
+    ("\tst->cache_bypass = pool->cache_bypass;\n", ""),
+    ("2 * pool->map_words * sizeof(long)", "pool->map_words * sizeof(long)"),
+    ("\tset_bit(idx, chunk_live(pool, chunk));\n", ""),
+    ("return pool_steal(pool, gfp, dma);", "return NULL;", 2),
+    ("/*\n * An allocation from an interrupt inside this CPU's cache section: a block\n"
+     " * straight from the chunks.\n */\nstatic noinline void __dma *pool_alloc_bypass(",
+     "/* A block of the first partial chunk, or of a new one. */\n"
+     "static void __dma *__pool_alloc("),
+    ("\tpool->cache_bypass++;\n\tmem = ", "\tmem = "),
+    ("\t\tpool->cache_bypass++;\n", ""),
+    ("/*\n * A free from an interrupt inside this CPU's cache section: the block goes\n"
+     " * back to its chunk, found, checked and freed under the pool lock (which\n"
+     " * keeps a reclaim from freeing the chunk meanwhile).\n */\n"
+     "static noinline enum bad_free pool_free_bypass(",
+     "/*\n * The block goes back to its chunk, found, checked and freed under the\n"
+     " * pool lock (which keeps a reclaim from freeing the chunk meanwhile).\n */\n"
+     "static enum bad_free __pool_free("),
+    ("if (likely(!bad) &&\n\t    unlikely(!test_and_clear_bit(idx, chunk_live(pool, chunk))))",
+     "if (likely(!bad) && unlikely(test_bit(idx, chunk->map)))"),
+    (" * Context: any context; O(1) under the pool lock, after a sum over the\n"
+     " * CPUs' caches taken without it.\n",
+     " * Context: any context; O(1) under the pool lock.\n"),
+    ("return pool_bad_free(pool, NULL, bad, vaddr, dma);",
+     "return pool_bad_free(pool, bad, vaddr, dma);"),
+    (" * Count and report a free that is not applied; gives @pcp (or NULL) back.\n",
+     " * Count and report a free that is not applied.\n"),
+    ("\tif (pcp)\n\t\tlocal_unlock(&pool->pcp->lock);\n", ""),
+    (" * parked. No CPU is visited: cached blocks keep their chunks, so the\n"
+     " * background reclaim never disturbs a CPU. A pool whose IOMMU invalidates\n",
+     " * parked. A pool whose IOMMU invalidates\n"),
+]
+PCP_WORDS = re.compile(r"pcp|run_|cache_bypass|chunks_gen|local_trylock|"
+                       r"local_unlock|[Pp]er-CPU|chunk_live|synchronize_rcu")
+
+
+def without_pcp(core):
+    """The renamed core as patch 0002 has it: no per-CPU caches."""
+    for name in PCP_DROP:
+        core, n = drop_definition(core, name)
+        if not n:
+            die("nothing to drop for " + name)
+    for name in PCP_PROTOTYPES:
+        core, n = drop_definition(core, name, "prototypes")
+        if n != 1:
+            die("no single prototype of " + name)
+    for first, last, new in PCP_CUTS:
+        core = cut(core, first, last, new)
+    for e in PCP_EDITS:
+        core = edit(core, *e)
+    core = re.sub(r"(pool_bad_free\(struct dma_pool \*pool,\n)\s*struct pool_pcp \*pcp,\n",
+                  r"\1\t", core)
+    left = sorted(set(m.group(0) for m in PCP_WORDS.finditer(core)))
+    if left:
+        die("patch 0002 still speaks of the caches: %s" % left)
+    return core
+
+
+def build_core(percpu=True):
+    """(the address space part, the rest), renamed; without the per-CPU
+    caches unless @percpu."""
     parts = []
     for path, keep in CORE:
         text = read(os.path.join(ROOT, path))
         if path.endswith("dg_platform.h"):
-            parts.append(local_trylock_block(text))
+            if percpu:
+                parts.append(local_trylock_block(text))
             continue
-        text = strip_file(text, path, keep)
+        text = strip_file(text, keep)
         if path.endswith("dg_dma_space.h"):
             text = drop_dma_space_force(text)
         parts.append(text)
     core = "\n".join(parts[1:])
     core = drop_debug(core)
     for name in DROP:
-        core, n = drop_function(core, name)
-        if not n:
-            core, n = drop_static_function(core, name)
+        core, n = drop_definition(core, name)
         if not n:
             die("nothing to drop for " + name)
     # Every function is the file's own.
     core = FUNC_HEAD.sub(lambda m: "static " + m.group(0), core)
-    for old, new in RENAMES:
-        core = re.sub(r"\b" + re.escape(old) if not old.endswith("_")
-                      else r"\b" + re.escape(old) + r"(?=\w)", new, core)
+    core = rename(core)
     core = re.sub(r"\bvoid \*dev\b", "struct device *dev", core)
     for old, new in FIXUPS:
-        if core.count(old) != 1:
-            die("fixup does not match exactly once: %r" % old[:60])
-        core = core.replace(old, new)
+        # Some are of text only the caches have; the full core checks all.
+        if percpu or old in core:
+            core = edit(core, old, new)
+    if not percpu:
+        core = without_pcp(core)
     core = realign(core)
-    space = parts[0]
-    for old, new in RENAMES:
-        space = re.sub(r"\b" + re.escape(old), new, space)
+    space = rename(parts[0])
     for text in (space, core):
         if re.search(r"\b_*(dg|DG)_\w+", text):
             die("names left unrenamed: %s" %
@@ -303,7 +436,15 @@ def collapse_blank(text):
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
-def build_dmapool(tree):
+# The template's part of the caches: the CPU hotplug callback.
+PCP_TEMPLATE_CUTS = [
+    ("/*\n * A CPU went offline:", "core_initcall(dmapool_init);\n", ""),
+]
+PCP_INCLUDES = ["cpuhotplug", "cpumask", "hardirq", "local_lock", "percpu",
+                "rcupdate", "smp"]
+
+
+def build_dmapool(tree, percpu=True):
     orig = read(os.path.join(tree, "mm/dmapool.c"))
     tmpl = read(os.path.join(ROOT, "c-core/platform/mainline/dmapool.c"))
     # The tree's SPDX line, title and copyright lines, then our description.
@@ -314,12 +455,17 @@ def build_dmapool(tree):
     if not thead:
         die("template: head comment is not where expected")
     body = m.group(1) + tmpl[thead.end():]
-    space, core = build_core()
+    space, core = build_core(percpu)
+    if not percpu:
+        for first, last, new in PCP_TEMPLATE_CUTS:
+            body = cut(body, first, last, new)
+        for name in PCP_INCLUDES:
+            body = edit(body, "#include <linux/%s.h>\n" % name, "")
     for mark, text in (("/* @dma-space@ */\n", space), ("/* @core@ */\n", core)):
         if body.count(mark) != 1:
             die("template: no single %s line" % mark.strip())
         body = body.replace(mark, text)
-    return collapse_blank(body)
+    return collapse_blank(body).rstrip("\n") + "\n"
 
 
 def insert_at(text, anchor, block, where="before"):
@@ -413,8 +559,9 @@ def main():
     msgs = messages()
     steps = {
         "0001": {"mm/dmapool_test.c": lambda: build_test(args.src, 1)},
-        "0002": {"mm/dmapool.c": lambda: build_dmapool(args.src),
+        "0002": {"mm/dmapool.c": lambda: build_dmapool(args.src, False),
                  "mm/dmapool_test.c": lambda: build_test(args.src, 2)},
+        "0003": {"mm/dmapool.c": lambda: build_dmapool(args.src)},
     }
     if [n[:4] for n, _ in msgs if n[:4] != "0000"] != sorted(steps):
         die("messages/ and the steps of generate.py disagree")

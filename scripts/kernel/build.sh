@@ -104,7 +104,7 @@ check_config() {
 # (hard links to $src), the series (written to $OBJ.src/series) applied
 # patch by patch, each compiled with W=1 in OBJ (configured) before the next.
 series_apply() {
-	local f=$1 obj=$2 tree=$2.src/linux p
+	local f=$1 obj=$2 tree=$2.src/linux p n
 	local -a kmake=(make -C "$tree" O="$obj" "${kernel_make_args[@]}")
 	python3 "$here/../kernel-series/generate.py" --src "$src" \
 		--out "$obj.src/series" > /dev/null ||
@@ -113,6 +113,9 @@ series_apply() {
 		die "$f: make prepare failed (log: $obj/build.log)"
 	for p in "$obj.src/series"/[0-9][0-9][0-9][0-9]-*.patch; do
 		case $p in */0000-cover-letter.patch) continue ;; esac
+		n=$(basename "$p" | cut -c1-4)
+		[ -z "${KERNEL_SERIES_UPTO:-}" ] || [ "$n" -le "$KERNEL_SERIES_UPTO" ] ||
+			continue
 		echo "  KERNEL  $f: $(basename "$p")"
 		patch -d "$tree" -p1 --fuzz=0 -N -s < "$p" >> "$obj/build.log" 2>&1 ||
 			die "$f: $(basename "$p") does not apply (log: $obj/build.log)"
@@ -174,7 +177,9 @@ for f in "${flavours[@]}"; do
 	build_flavour "$f"
 done
 
-# Drop what older keys left behind (a debug tree is a few GiB).
+# Drop what older keys left behind (a debug tree is a few GiB); a build of
+# a step of the series (KERNEL_SERIES_UPTO) is one beside the others.
+[ -z "${KERNEL_SERIES_UPTO:-}" ] || exit 0
 keep=("src-$key")
 for f in "${all[@]}"; do
 	fk=$(kernel_flavour_key "$f")

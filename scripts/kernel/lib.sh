@@ -80,6 +80,10 @@ kernel_series_inputs() {
 }
 
 # kernel_flavour_key FLAVOUR: the cache key of its build.
+# KERNEL_SERIES_UPTO=NNNN builds (and finds) series flavours with the
+# patches up to NNNN only, under a key of their own: a step of the series
+# booted and measured on its own (`KERNEL_SERIES_UPTO=0002 make kernels
+# bench-inkernel`).
 # DMAGUARD_KERNEL_FKEYS ("flavour=key ..."), when set, is taken as it:
 # scripts/check.sh computes every key once, after `make kernels`, so that
 # the many scripts/kernels.sh calls of a check all see the kernels built
@@ -99,6 +103,8 @@ kernel_flavour_key() {
 		done < <(kernel_fragments "$f")
 		if kernel_is_series "$f"; then
 			(cd "$kernel_dir/../.." && kernel_series_inputs | xargs cat)
+			[ -z "${KERNEL_SERIES_UPTO:-}" ] ||
+				echo "series up to $KERNEL_SERIES_UPTO"
 		fi
 	} | sha256sum | cut -c1-16
 }
