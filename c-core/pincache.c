@@ -37,7 +37,8 @@
  * dead           stale entries no handle holds, invalidated inside the
  *                notifier callback, which queues the platform's deferred
  *                reap (a work item) to release them in process context;
- *                a get, put or destroy that comes first releases them.
+ *                so does the last put of a stale entry. A get or destroy
+ *                that comes first releases them.
  *
  * An entry is new while a miss pins it (hold 0, not indexed: the
  * notifier only moves its sequence), live once indexed, stale once
@@ -88,7 +89,9 @@
  * lists' changes, INDEXED and the counters but the per-CPU hits. Hits
  * and puts take no lock: an RCU read section, one atomic
  * compare-and-exchange on the entry's word (and a per-CPU increment for
- * a hit).
+ * a hit). Puts come from any context (I/O completions run in interrupts),
+ * so c->lock is taken with interrupts off: saved where the caller's state
+ * is unknown (puts, the notifier callback), _irq in process context.
  * Nothing is pinned, mapped, charged, allocated or freed under the lock.
  * Lock order: the mm's (the notifier callback runs under it) before
  * c->lock.
@@ -142,7 +145,7 @@ void dg_pin_cache_check(struct dg_pin_cache *c)
 	struct dg_pin_entry *e;
 	u32 indexed = 0, listed = 0, hashed = 0, b;
 
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	for (e = pin_it_iter_first(&c->index, 0, ULONG_MAX); e;
 	     e = pin_it_iter_next(e, 0, ULONG_MAX)) {
 		VM_WARN_ON_ONCE(!(atomic_long_read(&e->hold) & DG_PIN_INDEXED));
@@ -171,7 +174,7 @@ void dg_pin_cache_check(struct dg_pin_cache *c)
 	VM_WARN_ON_ONCE(indexed > c->nr_entries);
 	VM_WARN_ON_ONCE(c->max_entries && c->nr_entries > c->max_entries);
 	VM_WARN_ON_ONCE(c->max_bytes && c->bytes > c->max_bytes);
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 }
 #endif
 
@@ -239,7 +242,8 @@ void dg_pin_cache_put(struct dg_pin_cache *c)
 	 */
 	dg_pin_plat_fini(&c->plat);
 	/* every entry's release came first: every id is free */
-	dg_kvfree(rcu_dereference_protected(c->ids, true));
+	dg_kvfree(rcu_dereference_protected(c->ids,
+					    !refcount_read(&c->ref)));
 	free_percpu(c->pcpu);
 	dg_kvfree(c->hash);
 	kfree(c);
@@ -305,7 +309,7 @@ static int entry_name(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	u32 id, nr;
 
 	for (;;) {
-		spin_lock(&c->lock);
+		spin_lock_irq(&c->lock);
 		ids = ids_deref(c);
 		nr = ids->nr;
 		if (grown && grown->nr > nr) {
@@ -323,15 +327,15 @@ static int entry_name(struct dg_pin_cache *c, struct dg_pin_entry *e)
 			__set_bit(id, ids_used(ids));
 			rcu_assign_pointer(ids->slot[id], e);
 			e->id = id;
-			spin_unlock(&c->lock);
+			spin_unlock_irq(&c->lock);
 			/* the old array (lock-free puts may read it), or ours */
 			if (grown)
-				kfree_rcu(grown, rcu);
+				kvfree_rcu(grown, rcu);
 			return 0;
 		}
-		spin_unlock(&c->lock);
+		spin_unlock_irq(&c->lock);
 		if (grown)
-			kfree_rcu(grown, rcu);
+			kvfree_rcu(grown, rcu);
 		grown = ids_alloc(2 * nr, c->node);
 		if (!grown)
 			return -ENOMEM;
@@ -436,10 +440,10 @@ void dg_pin_reap_deferred(struct dg_pin_plat *plat)
 	struct dg_pin_cache *c = container_of(plat, struct dg_pin_cache, plat);
 	LIST_HEAD(dead);
 
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	c->reap_queued = false;
 	take_dead(c, &dead);
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 	release_list(c, &dead);
 	dg_pin_cache_put(c);
 }
@@ -493,7 +497,7 @@ static bool evict_for_charge(struct dg_pin_cache *c, unsigned long nr_pages)
 	struct dg_pin_entry *e;
 	LIST_HEAD(out);
 
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	while (freed < nr_pages) {
 		e = lru_victim(c);
 		if (!e)
@@ -501,7 +505,7 @@ static bool evict_for_charge(struct dg_pin_cache *c, unsigned long nr_pages)
 		freed += e->nr_pages;
 		entry_evict(c, e, &out);
 	}
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 	release_list(c, &out);
 	return freed;
 }
@@ -578,9 +582,9 @@ static bool entry_recheck(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	bool ok;
 
 	c->prot_checks++;
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 	ok = dg_pin_plat_allows(&c->plat, e->start, e->last, e->write);
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	/* invalidated meanwhile: its pages may be stale, pin afresh */
 	if (!(atomic_long_read(&e->hold) & DG_PIN_INDEXED))
 		return false;
@@ -676,11 +680,11 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 				goto untrack;
 			}
 		}
-		spin_lock(&c->lock);
+		spin_lock_irq(&c->lock);
 		if (!dg_pin_plat_read_retry(&e->notifier, seq))
 			break;
 		c->retries++;
-		spin_unlock(&c->lock);
+		spin_unlock_irq(&c->lock);
 		entry_unpin(c, e, e->nr_pages);
 		if (tries + 1 >= DG_PIN_RETRIES) {
 			err = -EAGAIN;
@@ -700,16 +704,16 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	hlist_add_head_rcu(&e->hnode, pin_hash_head(c, start));
 	list_add(&e->lru, &c->lru);
 	c->nr_indexed++;
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 	return e;
 
 untrack:
 	dg_pin_plat_untrack(&e->notifier);
 erase:
 	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	entry_unname(c, e);
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 	dg_kvfree(e->pages);
 	/* named: a lock-free put of a forged cookie may be reading it */
 	kfree_rcu(e, rcu);
@@ -789,7 +793,7 @@ struct dg_pin_entry *dg_pin_get_locked(struct dg_pin_cache *c,
 	if (bytes > DG_PIN_MAX_BYTES)	/* no entry is larger: @e is NULL */
 		return ERR_PTR(-E2BIG);
 
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	take_dead(c, &out);
 	if (!e) {
 		e = pin_lookup(c, start, end, write);
@@ -799,7 +803,7 @@ struct dg_pin_entry *dg_pin_get_locked(struct dg_pin_cache *c,
 	if (e) {
 		/* held, found here or by a lock-free hit that must recheck */
 		if (likely(!e->prot_changed) || entry_recheck(c, e)) {
-			spin_unlock(&c->lock);
+			spin_unlock_irq(&c->lock);
 			release_list(c, &out);
 			pin_hit_account(c, e);
 			return e;
@@ -809,27 +813,27 @@ struct dg_pin_entry *dg_pin_get_locked(struct dg_pin_cache *c,
 	}
 	c->misses++;
 	if (c->max_bytes && bytes > c->max_bytes) {
-		spin_unlock(&c->lock);
+		spin_unlock_irq(&c->lock);
 		release_list(c, &out);
 		return ERR_PTR(-E2BIG);
 	}
 	if (!make_room(c, bytes, &out)) {
-		spin_unlock(&c->lock);
+		spin_unlock_irq(&c->lock);
 		release_list(c, &out);
 		return ERR_PTR(-ENOSPC);
 	}
 	c->bytes += bytes;
 	c->nr_entries++;
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 	/* Unpin the evicted before pinning: the limit counts both. */
 	release_list(c, &out);
 
 	e = entry_create(c, start, bytes, write, &out);
 	if (IS_ERR(e)) {
-		spin_lock(&c->lock);
+		spin_lock_irq(&c->lock);
 		c->bytes -= bytes;
 		c->nr_entries--;
-		spin_unlock(&c->lock);
+		spin_unlock_irq(&c->lock);
 		return e;
 	}
 	release_list(c, &out);
@@ -842,14 +846,14 @@ struct dg_pin_entry *dg_pin_get_locked(struct dg_pin_cache *c,
  * @h: the handle; its pages may not be used after this
  *
  * The entry stays cached, unless it was invalidated or evicted while in
- * use: then the last put releases it (unmaps, unpins, uncharges). A
+ * use: then the last put hands it to the deferred reap, which releases
+ * it (unmaps, unpins, uncharges) in process context. A
  * handle this cache did not give out, or took back already (a copy put
  * twice, a handle of a released entry, of another cache, garbage), is
  * refused: reported once per cache, counted in the stats, never applied.
- * The last put on a destroyed cache frees it. Takes no lock unless it
- * releases the entry or refuses the handle.
+ * Takes no lock unless it hands the entry over or refuses the handle.
  *
- * Context: process context, may sleep.
+ * Context: any context, hard interrupts included; never sleeps.
  * Return: 0, or -EINVAL for a refused handle.
  */
 int dg_pin_put(struct dg_pin_cache *c, struct dg_pin_handle *h)
@@ -864,29 +868,30 @@ int dg_pin_put(struct dg_pin_cache *c, struct dg_pin_handle *h)
 int dg_pin_put_locked(struct dg_pin_cache *c, u64 cookie,
 		      struct dg_pin_entry *e, long left)
 {
-	LIST_HEAD(out);
+	unsigned long flags;
 	bool first;
 
 	if (left < 0) {
-		spin_lock(&c->lock);
+		spin_lock_irqsave(&c->lock, flags);
 		c->bad_puts++;
 		first = !c->bad_put_reported;
 		c->bad_put_reported = true;
-		spin_unlock(&c->lock);
+		spin_unlock_irqrestore(&c->lock, flags);
 		/* a refused put cannot be the last: @c is the caller's */
 		if (first)
 			dev_err(c->plat.dev, "pin cache: put of a handle it does not hold (%#llx): refused\n",
 				(unsigned long long)cookie);
 		return -EINVAL;
 	}
-	/* The last handle of a stale entry: ours to release. */
-	spin_lock(&c->lock);
-	entry_forget(c, e);
-	take_dead(c, &out);
-	spin_unlock(&c->lock);
-	list_add(&e->lru, &out);
-	/* @c may be freed by the last release of a destroyed cache. */
-	release_list(c, &out);
+	/*
+	 * The last handle of a stale entry: released by the deferred reap,
+	 * since removing its notifier waits for the invalidations running in
+	 * its mm (a put from one would deadlock) and a put may come from an
+	 * interrupt. The entry keeps @c alive until then.
+	 */
+	spin_lock_irqsave(&c->lock, flags);
+	entry_to_dead(c, e);
+	spin_unlock_irqrestore(&c->lock, flags);
 	return 0;
 }
 
@@ -912,8 +917,9 @@ bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
 {
 	struct dg_pin_entry *e = container_of(n, struct dg_pin_entry, notifier);
 	struct dg_pin_cache *c = e->cache;
+	unsigned long flags;
 
-	spin_lock(&c->lock);
+	spin_lock_irqsave(&c->lock, flags);
 	switch (event) {
 	case DG_PIN_EV_WRPROTECT:
 		c->inval_ignored++;
@@ -933,7 +939,7 @@ bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
 		if (entry_unlink(c, e))
 			entry_to_dead(c, e);
 	}
-	spin_unlock(&c->lock);
+	spin_unlock_irqrestore(&c->lock, flags);
 	return true;
 }
 
@@ -952,10 +958,10 @@ unsigned int dg_pin_cache_nr_idle(struct dg_pin_cache *c)
 	struct dg_pin_entry *e;
 	unsigned int n = 0;
 
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	list_for_each_entry(e, &c->lru, lru)
 		n += atomic_long_read(&e->hold) == DG_PIN_INDEXED;
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 	return n;
 }
 
@@ -994,7 +1000,7 @@ unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr)
 	struct dg_pin_entry *e;
 	unsigned int done = 0;
 
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	while (done < nr) {
 		e = lru_victim(c);
 		if (!e)
@@ -1004,7 +1010,7 @@ unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr)
 		c->evictions++;
 		done++;
 	}
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 	return done;
 }
 
@@ -1018,7 +1024,8 @@ static unsigned long handles_now(struct dg_pin_cache *c)
 	u32 id;
 
 	for_each_set_bit(id, ids_used(ids), ids->nr) {
-		e = rcu_dereference_protected(ids->slot[id], true);
+		e = rcu_dereference_protected(ids->slot[id],
+					      lockdep_is_held(&c->lock));
 		if (e)
 			n += atomic_long_read(&e->hold) / DG_PIN_HANDLE;
 	}
@@ -1043,7 +1050,7 @@ unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
 	unsigned long held;
 	LIST_HEAD(out);
 
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	for (e = pin_it_iter_first(&c->index, 0, ULONG_MAX); e; e = next) {
 		next = pin_it_iter_next(e, 0, ULONG_MAX);
 		if (entry_unlink(c, e)) {
@@ -1053,7 +1060,7 @@ unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
 	}
 	take_dead(c, &out);
 	held = handles_now(c);
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 	/* The creator's reference keeps @c until the end of this function. */
 	release_list(c, &out);
 	if (held)
@@ -1077,7 +1084,7 @@ void dg_pin_get_stats(struct dg_pin_cache *c, struct dg_pin_stats *st)
 	u64 hits = 0;
 	int cpu;
 
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	for_each_possible_cpu(cpu)
 		hits += READ_ONCE(per_cpu_ptr(c->pcpu, cpu)->hits);
 	st->hits = hits;
@@ -1092,5 +1099,5 @@ void dg_pin_get_stats(struct dg_pin_cache *c, struct dg_pin_stats *st)
 	st->entries = c->nr_entries;
 	st->entries_indexed = c->nr_indexed;
 	st->handles = handles_now(c);
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 }

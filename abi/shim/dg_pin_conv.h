@@ -68,17 +68,22 @@ static inline void dg_pin_handle_out(struct dmaguard_pin *caller,
  * dg_pin_handle_cookie() - the core's cookie in a caller's handle
  * @caller: a handle filled by dg_pin_handle_out(), or anything else
  *
- * The core validates the cookie; this only reads it.
+ * The core validates the cookie; this only reads it. A handle too small
+ * to be one of any version (no get fills it) gets a cookie of id 0, which
+ * no entry has: the core refuses and reports it as a put of a handle it
+ * does not hold.
  *
- * Return: the cookie, or 0 for a NULL, too small or already put handle;
- * the handle is marked put.
+ * Return: the cookie, or 0 for a NULL or already put handle; the handle
+ * is marked put.
  */
 static inline u64 dg_pin_handle_cookie(struct dmaguard_pin *caller)
 {
 	u64 cookie;
 
-	if (!caller || caller->sz < DMAGUARD_PIN_SIZE_VER0)
+	if (!caller)
 		return 0;
+	if (caller->sz < DMAGUARD_PIN_SIZE_VER0)
+		return 1ull << 32;
 	cookie = (uintptr_t)caller->priv;
 	caller->priv = NULL;
 	return cookie;

@@ -60,7 +60,6 @@ void dmaguard_pin_put(struct dmaguard_pin_cache *cache,
 
 	if (!c || !h.cookie)
 		return;
-	might_sleep();
 	/* A handle the cache does not hold is reported and counted there. */
 	__dg_pin_put(c, &h);
 }

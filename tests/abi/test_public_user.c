@@ -200,6 +200,7 @@ static void pin_refusals(void **state)
 	DMAGUARD_OPTS(dmaguard_pin_stats, st);
 	struct dg_user_mm *mm = dg_user_mm_create(4);
 	struct dmaguard_pin_cache *c;
+	unsigned long errs;
 
 	assert_non_null(mm);
 	dg_user_set_current_mm(NULL);
@@ -221,8 +222,15 @@ static void pin_refusals(void **state)
 	assert_int_equal(dmaguard_pin_get(c, 0xffff888000000000ul, 1, false, &pin), -EFAULT);
 	assert_int_equal(dmaguard_pin_get(c, ~0ul - 8, 64, false, &pin), -EOVERFLOW);
 	/* Puts of nothing are no-ops. */
+	errs = dg_user_reports_err;
 	dmaguard_pin_put(NULL, &pin);
 	dmaguard_pin_put(c, &pin);
+	assert_int_equal(dg_user_reports_err, errs);
+	/* A handle too small for any version was never filled: refused. */
+	pin.sz = DMAGUARD_PIN_SIZE_VER0 - 8;
+	dmaguard_pin_put(c, &pin);
+	assert_int_equal(dg_user_reports_err, errs + 1);
+	pin.sz = sizeof(pin);
 	assert_int_equal(dmaguard_pin_cache_stats(NULL, &st), -EINVAL);
 	assert_int_equal(dmaguard_pin_cache_stats(c, NULL), -EINVAL);
 	assert_int_equal(dmaguard_pin_cache_stats(c, &st), 0);
@@ -256,7 +264,9 @@ static void pin_destroy_held(void **state)
 	assert_int_equal(f->pins, 1);
 	assert_int_equal(dmaguard_pin_cache_destroy(c), 1);
 	assert_int_equal(f->pins, 1);		/* held: still pinned */
-	dmaguard_pin_put(c, &pin);		/* frees entry and cache */
+	dmaguard_pin_put(c, &pin);
+	assert_int_equal(f->pins, 1);		/* the put never releases */
+	assert_int_equal(dg_user_run_work(), 1);	/* entry and cache */
 	assert_int_equal(mm->pins_live, 0);
 	assert_int_equal(mm->maps_live, 0);
 	dg_user_set_current_mm(NULL);

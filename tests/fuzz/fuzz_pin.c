@@ -225,6 +225,8 @@ static void op_recreate(struct input *in)
 		check_handles();
 		dg_pin_put(cache, &m.held[--m.nheld].h);
 	}
+	/* the last puts handed their entries (and the cache) to the reap */
+	dg_user_run_work();
 	CHECK(!mm->pins_live && !mm->pinned_vm && !mm->maps_live &&
 	      !mm->notifiers_live, "left behind: pins %ld vm %ld maps %ld",
 	      mm->pins_live, mm->pinned_vm, mm->maps_live);

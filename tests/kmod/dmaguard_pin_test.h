@@ -151,5 +151,12 @@ struct pt_race {
  */
 #define PT_IOC_BAD_PUT	_IOW('D', 0x4b, __u32)
 #define PT_IOC_DESTROY_RACE	_IOWR('D', 0x4c, struct pt_race)
+/*
+ * Put a slot's handle from an interrupt, as an I/O completion would: a
+ * hrtimer callback, in hard interrupt context (on PREEMPT_RT, where no
+ * spinlock_t may be taken there, in the timer softirq). Returns 1 if it
+ * ran in a hard interrupt, 0 if in a softirq.
+ */
+#define PT_IOC_PUT_IRQ	_IOW('D', 0x4d, __u32)
 
 #endif /* _DMAGUARD_PIN_TEST_H */

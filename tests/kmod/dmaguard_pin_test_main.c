@@ -25,6 +25,7 @@
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
+#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -547,6 +548,50 @@ static void pt_race_put_fn(struct work_struct *work)
 	dmaguard_pin_put(r->cache, r->pin);
 }
 
+/* PT_IOC_PUT_IRQ: the put, from a hrtimer callback. */
+struct pt_irq_put {
+	struct hrtimer timer;
+	struct completion done;
+	struct dmaguard_pin_cache *cache;
+	struct dmaguard_pin *pin;
+	bool hardirq;
+};
+
+/* No spinlock_t in hard interrupts on PREEMPT_RT: its timer softirq. */
+#ifdef CONFIG_PREEMPT_RT
+#define PT_IRQ_MODE	HRTIMER_MODE_REL_SOFT
+#else
+#define PT_IRQ_MODE	HRTIMER_MODE_REL_HARD
+#endif
+
+static enum hrtimer_restart pt_irq_put_fn(struct hrtimer *t)
+{
+	struct pt_irq_put *p = container_of(t, struct pt_irq_put, timer);
+
+	p->hardirq = in_hardirq();
+	dmaguard_pin_put(p->cache, p->pin);
+	complete(&p->done);
+	return HRTIMER_NORESTART;
+}
+
+static int pt_put_irq(struct pt_file *f, u32 slot)
+{
+	struct pt_irq_put p = {
+		.cache = f->cache,
+		.pin = &f->slot[slot],
+	};
+
+	init_completion(&p.done);
+	hrtimer_init_on_stack(&p.timer, CLOCK_MONOTONIC, PT_IRQ_MODE);
+	p.timer.function = pt_irq_put_fn;
+	hrtimer_start(&p.timer, ns_to_ktime(10 * NSEC_PER_USEC), PT_IRQ_MODE);
+	wait_for_completion(&p.done);
+	hrtimer_cancel(&p.timer);
+	destroy_hrtimer_on_stack(&p.timer);
+	f->used[slot] = false;
+	return p.hardirq;
+}
+
 /* One round of each race of PT_IOC_DESTROY_RACE; the handle count seen. */
 static int pt_race_round(struct pt_race *in, unsigned long *held)
 {
@@ -661,6 +706,12 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			ret = 0;
 		}
 		break;
+	case PT_IOC_PUT_IRQ:
+		ret = -EINVAL;
+		if (!get_user(slot, (u32 __user *)uarg) && slot < PT_SLOTS &&
+		    f->used[slot])
+			ret = pt_put_irq(f, slot);
+		break;
 	case PT_IOC_BAD_PUT:
 		ret = f->cache ? pt_bad_put(f, uarg) : -ENOENT;
 		break;
@@ -693,7 +744,7 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			down_write(&f->cache_rw);
 			ret = dmaguard_pin_cache_destroy(f->cache);
 			f->destroyed = true;
-			/* Gone unless handles were held; then the last put frees it. */
+			/* Gone unless handles were held; then after the last put. */
 			if (!ret)
 				f->cache = NULL;
 			up_write(&f->cache_rw);

@@ -50,7 +50,9 @@ static void destroy_with_handles(void **state)
 	assert_int_equal(dg_user_mm_unmap(dgp.mm, dgp_va(2, 0), PG), 0);
 	dg_pin_put(dgp.c, &b);
 	assert_int_equal(f->pins, 1);
-	dg_pin_put(dgp.c, &a);			/* frees the cache */
+	dg_pin_put(dgp.c, &a);
+	assert_int_equal(f->pins, 1);		/* the put never releases */
+	assert_int_equal(dg_user_run_work(), 1);	/* frees the cache */
 	dgp.c = NULL;
 	assert_int_equal(dgp.mm->pins_live, 0);
 	assert_int_equal(dgp.mm->maps_live, 0);

@@ -59,6 +59,9 @@ static void unmap_while_held(void **state)
 	dg_pin_put(dgp.c, &b);
 	assert_int_equal(f->pins, 1);		/* a still holds it */
 	dg_pin_put(dgp.c, &a);
+	/* released by the deferred reap, which the last put queued */
+	assert_int_equal(f->pins, 1);
+	assert_int_equal(dg_user_run_work(), 1);
 	assert_int_equal(dgp.mm->pins_live, 0);
 	assert_int_equal(dgp.mm->maps_live, 0);
 	assert_int_equal(dgp.mm->pinned_vm, 0);
@@ -82,6 +85,7 @@ static void remap_while_held(void **state)
 	dgp_assert_stamp(&b, 30, 7);
 	dgp_assert_stamp(&a, 30, 1);		/* the old pages, still pinned */
 	dg_pin_put(dgp.c, &a);
+	assert_int_equal(dg_user_run_work(), 1);	/* the put queued it */
 	assert_int_equal(dgp.mm->frames_live, frames);	/* old ones freed */
 	assert_int_equal(dgp.mm->pinned_vm, 3);
 	dg_pin_put(dgp.c, &b);
@@ -182,6 +186,7 @@ static void mprotect_while_held(void **state)
 	assert_int_equal(dgp_pins(60), 1);
 	((struct dg_user_frame *)h.pages[0])->data[7] = 1;	/* DMA goes on */
 	dg_pin_put(dgp.c, &h);
+	assert_int_equal(dg_user_run_work(), 1);	/* the put queued it */
 	assert_int_equal(dgp_pins(60), 0);
 	assert_int_equal(dgp.mm->pinned_vm, 0);
 }
@@ -319,6 +324,30 @@ static void munmap_releases_without_calls(void **state)
 	assert_int_equal(dgp_stats().pinned_bytes, 0);
 }
 
+/*
+ * The last put of an entry invalidated while in use, from an interrupt (an
+ * I/O completion): a put may not sleep, and releasing may (removing the
+ * notifier waits for the invalidations running in the mm, unpinning locks
+ * pages), so the put hands the entry to the deferred reap.
+ */
+static void last_put_in_interrupt(void **state)
+{
+	struct dg_pin_handle h;
+
+	h = dgp_get(dgp_va(30, 0), 2 * PG, true);
+	assert_int_equal(dg_user_mm_unmap(dgp.mm, dgp_va(30, 0), 2 * PG), 0);
+	assert_int_equal(dg_user_work_pending(), 0);	/* held: not dead */
+	dg_user_in_irq = true;
+	assert_int_equal(dg_pin_put(dgp.c, &h), 0);
+	dg_user_in_irq = false;
+	assert_int_equal(dgp.mm->pins_live, 2);
+	assert_int_equal(dg_user_work_pending(), 1);
+	assert_int_equal(dg_user_run_work(), 1);
+	assert_int_equal(dgp.mm->pins_live, 0);
+	assert_int_equal(dgp.mm->pinned_vm, 0);
+	assert_int_equal(dgp_stats().entries, 0);
+}
+
 /* A reap still queued when the cache is destroyed: the reap frees it. */
 static void reap_outlives_destroy(void **state)
 {
@@ -380,6 +409,7 @@ int main(void)
 		DGP_TEST(race_with_miss),
 		DGP_TEST(race_gives_up),
 		DGP_TEST(munmap_releases_without_calls),
+		DGP_TEST(last_put_in_interrupt),
 		DGP_TEST(reap_outlives_destroy),
 		DGP_TEST(tagged_pointer),
 	};

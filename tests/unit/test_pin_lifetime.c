@@ -83,8 +83,8 @@ static void put_hook(struct dg_user_mm *mm, void *arg)
 
 /*
  * Deterministically: the last put lands while destroy is still releasing
- * the idle entries (at its first unpin), then while another last put is
- * still releasing its entry.
+ * the idle entries (at its first unpin), then while the deferred reap is
+ * releasing the entry of another last put (it queues the reap again).
  */
 static void last_put_inside_release(void **state)
 {
@@ -103,7 +103,9 @@ static void last_put_inside_release(void **state)
 	b = dgp_get(dgp_va(120, 0), 4 * PG, false);
 	assert_int_equal(dg_pin_cache_destroy(dgp.c), 2);
 	put_in_release = &b;
-	dg_pin_put(dgp.c, &a);			/* b's put runs inside a's */
+	dg_pin_put(dgp.c, &a);			/* queues the reap */
+	assert_non_null(put_in_release);
+	assert_int_equal(dg_user_run_work(), 2);	/* b's put inside a's */
 	assert_null(put_in_release);
 	dgp.mm->unpin_hook = NULL;
 	round_done();

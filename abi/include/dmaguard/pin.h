@@ -13,18 +13,35 @@
  * returns the old pages; a range invalidated while the driver holds it
  * stays pinned and mapped until its last put, so DMA in flight never hits
  * freed memory, and one invalidated while unused is unmapped, unpinned
- * and uncharged at once (from a work item), with no further call of the
- * driver's. After mprotect(), a get answers as a fresh pin would (a
- * get for write of a range made read-only fails with -EFAULT); fork()
- * keeps the parent's entries (its pinned pages stay its own, the child
- * gets copies).
+ * and uncharged at once, with no further call of the driver's. Both are
+ * released by a work item: the notifier callback and a put (which may
+ * come from an interrupt) never sleep. After mprotect(), a get answers as a fresh pin would (a
+ * get for write of a range made read-only fails with -EFAULT). fork()
+ * keeps the parent's entries over 4 KiB anonymous pages (its pinned pages
+ * stay its own, the child gets copies); a fork that copies a transparent
+ * huge page or a hugetlb page invalidates the entries over it, so the
+ * next get pins again.
+ *
+ * What a hit does not check again, where a fresh pin would: a
+ * userfaultfd write-protection (the range keeps VM_WRITE, so a writable
+ * entry keeps serving writes a pin would fault into the monitor), the
+ * clearing of soft-dirty bits (device writes through a cached entry are
+ * not seen as dirtying the pages again), and protection keys (a pin
+ * checks the caller's PKRU; a hit does not). A driver that needs them
+ * must not cache such ranges.
+ *
+ * Pinned pages are unmovable (FOLL_LONGTERM: compaction, NUMA balancing
+ * and THP collapse skip them), idle entries included, until an entry is
+ * evicted (budgets, memory pressure through the shrinker), invalidated,
+ * or its cache destroyed: bound them with max_bytes.
  *
  * Pinned pages are charged to the process's pinned_vm against
- * RLIMIT_MEMLOCK (unless CAP_IPC_LOCK): per address space, as the RDMA
- * and VFIO pin accounting and mlock() count (io_uring charges the user
- * instead; the limit is per process either way). Each entry holds and
- * charges its own pins: a range cached both read-only and writable, or
- * by two overlapping entries, counts twice, as two registrations would.
+ * RLIMIT_MEMLOCK (unless CAP_IPC_LOCK), per address space, as RDMA's
+ * memory registration counts. mlock() and VFIO type1 charge locked_vm
+ * against the same limit, separately; io_uring charges the user, summed
+ * over the user's processes. Each entry holds and charges its own pins: a
+ * range cached both read-only and writable, or by two overlapping
+ * entries, counts twice, as two registrations would.
  *
  * The cache keeps the mm_struct (not the process's memory) alive: when
  * the process exits first, every entry becomes stale and stays pinned only
@@ -267,18 +284,26 @@ int dmaguard_pin_get(struct dmaguard_pin_cache *c, unsigned long uaddr,
  * @c: the cache
  * @pin: the handle; its pages may not be used after this
  *
- * The entry stays cached unless it was invalidated meanwhile: then the
- * last put unmaps and unpins it. A handle the cache does not hold (put
+ * The entry stays cached unless it was invalidated meanwhile: then a
+ * work item unmaps, unpins and uncharges it soon after the last put (a
+ * put never waits for that). A handle the cache does not hold (put
  * already, through a copy; of an entry released since; of another cache;
  * garbage) is refused: reported once per cache, counted, never applied.
  * Two handles on one entry cannot be told apart: putting one twice while
  * the other is held gives back the other's reference, so put each handle
  * once (the put clears @pin, so a second put of @pin itself is a no-op).
- * After dmaguard_pin_cache_destroy(), the last put frees the cache.
- * Takes no lock unless it releases the entry or refuses the handle.
- * Since v1.1.
+ * What is checked: that the handle names an entry of @c by its id, with
+ * the serial number of its get (32 bits, so a stale copy could match
+ * again only after 2^32 entries), and that the entry is held. @c itself
+ * cannot be checked: a put on a cache already freed (destroyed, and its
+ * last entry released) is a use-after-free, as any call on it.
+ * After dmaguard_pin_cache_destroy(), the release that follows the last
+ * put frees the cache. Takes no lock unless it hands the entry to the work
+ * item or refuses the handle (then the cache's spinlock, interrupts
+ * saved). Since v1.1.
  *
- * Context: Process context (any task). May sleep.
+ * Context: Any context: process, softirq or hard interrupt (an I/O
+ * completion), any task. Never sleeps.
  */
 void dmaguard_pin_put(struct dmaguard_pin_cache *c, struct dmaguard_pin *pin);
 

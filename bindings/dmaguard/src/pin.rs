@@ -309,8 +309,8 @@ pub struct Pinned {
     len: usize,
 }
 
-// SAFETY: a put may run in any task (`dmaguard_pin_put()`: process
-// context, any task); the cache it holds is `Send + Sync`.
+// SAFETY: a put may run in any task (`dmaguard_pin_put()`: any context,
+// any task); the cache it holds is `Send + Sync`.
 unsafe impl Send for Pinned {}
 // SAFETY: `&Pinned` only reads the handle's fields; the page array they
 // point to does not change while the handle is held.
@@ -497,8 +497,9 @@ impl SgTable<'_> {
 impl Drop for Pinned {
     /// Give the handle back (`dmaguard_pin_put()`).
     ///
-    /// Context: process context; may sleep (the last put of an entry
-    /// invalidated meanwhile unpins and unmaps it).
+    /// Context: the put itself never sleeps (a work item releases an entry
+    /// invalidated meanwhile); but when this holds the last owner of its
+    /// cache, the cache is destroyed here: process context, may sleep.
     fn drop(&mut self) {
         // SAFETY: `self.pin` is the handle of a successful get on
         // `self.cache` (alive: held), put once, here.

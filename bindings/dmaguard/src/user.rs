@@ -4,7 +4,7 @@
 //! simulated kernel, and a simulated address space a thread can make its
 //! `current->mm`. Not part of the files a kernel module shares.
 
-use core::ffi::{c_int, c_ulong, c_void};
+use core::ffi::{c_int, c_uint, c_ulong, c_void};
 use core::ptr::{NonNull, addr_of_mut};
 
 use super::device::Device;
@@ -25,6 +25,7 @@ unsafe extern "C" {
     fn dg_user_mm_write(mm: *mut c_void, addr: c_ulong, buf: *const c_void, len: usize) -> c_int;
     fn dg_user_mm_read(mm: *mut c_void, addr: c_ulong, buf: *mut c_void, len: usize) -> c_int;
     fn dg_user_mm_frame(mm: *mut c_void, addr: c_ulong) -> *mut c_void;
+    fn dg_user_run_work() -> c_uint;
 }
 
 /// `GFP_KERNEL` of the simulated kernel (`dg_platform.h`).
@@ -70,6 +71,17 @@ pub fn device() -> Device {
 pub fn device_refs() -> i64 {
     // SAFETY: reads the counter of a static device.
     unsafe { dg_user_device_refs(addr_of_mut!(dg_user_dev)) as i64 }
+}
+
+/// Run the simulated kernel's queued work items (the pin caches' deferred
+/// releases), as its workqueue would; the number run.
+///
+/// ```
+/// assert_eq!(dmaguard::user::run_work(), 0);
+/// ```
+pub fn run_work() -> u32 {
+    // SAFETY: takes no argument; runs what the caches queued.
+    unsafe { dg_user_run_work() }
 }
 
 /// Protection of simulated pages (`enum dg_user_prot`).

@@ -106,8 +106,8 @@ bool dg_pin_plat_allows(struct dg_pin_plat *plat, unsigned long start,
 	unsigned long addr = start;
 	struct vma_iterator vmi;
 
-	vma_iter_init(&vmi, mm, start);
 	mmap_read_lock(mm);
+	vma_iter_init(&vmi, mm, start);
 	for_each_vma_range(vmi, vma, last + 1) {
 		/* a hole, or a VMA pin_user_pages refuses */
 		if (vma->vm_start > addr || !(vma->vm_flags & need) ||

@@ -91,6 +91,8 @@ static inline void rcu_read_unlock(void)
 	synchronize_rcu();						\
 	kfree(p);							\
 } while (0)
+/* kvmalloc'd memory is kmalloc'd here (dg_kvcalloc()). */
+#define kvfree_rcu(p, field)		kfree_rcu(p, field)
 
 static inline void hlist_add_head_rcu(struct hlist_node *n,
 				      struct hlist_head *h)

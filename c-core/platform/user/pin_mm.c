@@ -344,6 +344,8 @@ void dg_pin_plat_untrack(struct dg_pin_notifier *n)
 {
 	struct dg_user_mm *mm = n->mm;
 
+	/* mmu_interval_notifier_remove() waits for running invalidations */
+	might_sleep();
 	pthread_mutex_lock(&mm->lock);
 	list_del(&n->link);
 	mm->notifiers_live--;
@@ -508,6 +510,8 @@ void dg_pin_plat_unpin(struct dg_pin_plat *plat, void **pages,
 	struct dg_user_mm *mm = plat->mm;
 	unsigned long i;
 
+	/* unpin_user_pages_dirty_lock() locks each page it dirties */
+	might_sleep();
 	if (mm->unpin_hook)
 		mm->unpin_hook(mm, mm->unpin_hook_arg);
 	pthread_mutex_lock(&mm->lock);

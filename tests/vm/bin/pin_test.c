@@ -24,7 +24,7 @@
 
 #define PAGE		4096UL
 #define DEV		"/dev/dmaguard_pin_test"
-#define NR_CASES	20
+#define NR_CASES	21
 /*
  * Polls of 10 ms for what the cache's work item releases: how soon it runs
  * is the scheduler's business (a loaded host, the debug or the rt kernel),
@@ -463,11 +463,48 @@ static void case_inval_held(int fd)
 	      "entries %u indexed %u handles %llu", st.entries,
 	      st.entries_indexed, (unsigned long long)st.handles);
 	CHECK(same_data(fd, g.slot, copy, len, 1), "held pages changed");
-	pin_put(fd, g.slot);
+	pin_put(fd, g.slot);	/* hands the entry to the work item */
+	settle(fd);
 	st = stats(fd);
 	CHECK(st.entries == 0 && st.pinned_bytes == 0, "entries %u bytes %llu",
 	      st.entries, (unsigned long long)st.pinned_bytes);
 	result("invalidate_while_held");
+}
+
+/*
+ * The last put of an entry invalidated while held, from an interrupt (an
+ * I/O completion): the put may not sleep, and releasing may, so the work
+ * item releases it. The debug kernel's lockdep and atomic-sleep checks
+ * watch the put; then the pins and the charge come back.
+ */
+static void case_put_in_interrupt(int fd)
+{
+	size_t len = 4 * PAGE;
+	char *p = map_anon(len);
+	struct pt_get g;
+	struct pt_stats st;
+	long pins0, kb0, ret;
+
+	case_ok = 1;
+	settle(fd);
+	pins0 = net_pins();
+	kb0 = vm_pin_kb();
+	fill(p, len, 21);
+	CHECK(!pin_get(fd, p, len, 1, &g), "get");
+	munmap(p, len);
+	ret = ioctl(fd, PT_IOC_PUT_IRQ, &g.slot);
+	CHECK(ret == 0 || ret == 1, "put from an interrupt: %ld", ret);
+	diag("the put ran in %s", ret == 1 ? "a hard interrupt" : "a softirq");
+	settle(fd);
+	st = stats(fd);
+	CHECK(st.entries == 0 && st.pinned_bytes == 0 && st.handles == 0,
+	      "entries %u bytes %llu handles %llu", st.entries,
+	      (unsigned long long)st.pinned_bytes,
+	      (unsigned long long)st.handles);
+	CHECK(net_pins() == pins0 && vm_pin_kb() == kb0,
+	      "pins %ld kB %ld, were %ld and %ld", net_pins(), vm_pin_kb(),
+	      pins0, kb0);
+	result("last_put_in_interrupt");
 }
 
 /*
@@ -920,7 +957,10 @@ static long dmaguard_refcnt(void)
 	return v;
 }
 
-/* Destroy with a handle held: the last put frees the cache. */
+/*
+ * Destroy with a handle held: the release after the last put (the work
+ * item's) frees the cache.
+ */
 static void case_destroy_held(void)
 {
 	long ref0 = dmaguard_refcnt();
@@ -928,6 +968,7 @@ static void case_destroy_held(void)
 	char *p = map_anon(4 * PAGE);
 	struct pt_get g;
 	long ret;
+	int i;
 
 	case_ok = 1;
 	CHECK(dmaguard_refcnt() == ref0 + 1, "refcnt %ld, was %ld",
@@ -940,6 +981,9 @@ static void case_destroy_held(void)
 	      dmaguard_refcnt());
 	CHECK(same_data(fd, g.slot, p, 4 * PAGE, 1), "held after destroy");
 	CHECK(!pin_put(fd, g.slot), "last put");
+	/* the work item the last put queued releases the entry, then @c */
+	for (i = 0; i < WORK_POLLS && dmaguard_refcnt() != ref0; i++)
+		usleep(10000);
 	CHECK(dmaguard_refcnt() == ref0, "refcnt %ld after the last put",
 	      dmaguard_refcnt());
 	close(fd);
@@ -1075,6 +1119,7 @@ int main(void)
 	case_dontneed(fd);
 	case_fork(fd);
 	case_inval_held(fd);
+	case_put_in_interrupt(fd);
 	case_regain_while_held(fd);
 	case_protection(fd);
 	case_munmap_prompt(fd);
