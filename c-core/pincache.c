@@ -260,6 +260,20 @@ static void queue_reap(struct dg_pin_cache *c)
 	dg_pin_plat_queue_reap(&c->plat);
 }
 
+/*
+ * Have the platform run the aging a period from now, while entries are
+ * live and the platform ages them at all.
+ */
+static void queue_age(struct dg_pin_cache *c)
+	__must_hold(&c->lock)
+{
+	if (c->age_queued || !c->nr_indexed || !dg_pin_plat_age_period())
+		return;
+	c->age_queued = true;
+	refcount_inc(&c->ref);
+	dg_pin_plat_queue_age(&c->plat);
+}
+
 /* Take an idle live entry for eviction (1 -> 0): no get can hold it now. */
 static bool entry_take_idle(struct dg_pin_entry *e)
 {
@@ -445,6 +459,54 @@ void dg_pin_reap_deferred(struct dg_pin_plat *plat)
 	take_dead(c, &dead);
 	spin_unlock_irq(&c->lock);
 	release_list(c, &dead);
+	dg_pin_cache_put(c);
+}
+
+/**
+ * dg_pin_age_deferred() - release the entries left unused for a period
+ * @plat: the platform state of the cache whose aging was queued
+ *
+ * Idle pins keep their pages unmovable (compaction, NUMA balancing and
+ * THP collapse skip pinned pages), so the platform runs this once a
+ * period while the cache has live entries: an entry found idle (no
+ * handle, no hit mark) at two passes in a row goes to the deferred reap;
+ * the others lose their mark. An entry thus goes after one to three
+ * periods unused (one at least: the budgets' LRU scan clears marks too).
+ * It drops the reference the queueing took, which may free a destroyed
+ * cache.
+ *
+ * Context: process context; O(live entries) under the cache lock, once a
+ * period.
+ */
+void dg_pin_age_deferred(struct dg_pin_plat *plat)
+{
+	struct dg_pin_cache *c = container_of(plat, struct dg_pin_cache, plat);
+	struct dg_pin_entry *e, *next;
+
+	spin_lock_irq(&c->lock);
+	c->age_queued = false;
+	list_for_each_entry_safe(e, next, &c->lru, lru) {
+		/* hit since the last pass, or in use now: not idle */
+		if (READ_ONCE(e->referenced) ||
+		    atomic_long_read(&e->hold) != DG_PIN_INDEXED) {
+			if (READ_ONCE(e->referenced))
+				WRITE_ONCE(e->referenced, false);
+			e->aging = false;
+			continue;
+		}
+		/* idle at two passes in a row (a hit may race us: tried) */
+		if (!e->aging) {
+			e->aging = true;
+			continue;
+		}
+		if (!entry_take_idle(e))
+			continue;
+		entry_unindex(c, e);
+		entry_to_dead(c, e);
+		c->evictions++;
+	}
+	queue_age(c);
+	spin_unlock_irq(&c->lock);
 	dg_pin_cache_put(c);
 }
 
@@ -704,6 +766,7 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	hlist_add_head_rcu(&e->hnode, pin_hash_head(c, start));
 	list_add(&e->lru, &c->lru);
 	c->nr_indexed++;
+	queue_age(c);
 	spin_unlock_irq(&c->lock);
 	return e;
 
@@ -1060,6 +1123,11 @@ unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
 	}
 	take_dead(c, &out);
 	held = handles_now(c);
+	/* Nothing left to age; a running aging finds none and stops. */
+	if (c->age_queued && dg_pin_plat_cancel_age(&c->plat)) {
+		c->age_queued = false;
+		refcount_dec(&c->ref);	/* the creator's keeps @c */
+	}
 	spin_unlock_irq(&c->lock);
 	/* The creator's reference keeps @c until the end of this function. */
 	release_list(c, &out);

@@ -33,6 +33,7 @@ struct dg_pin_entry {
 	struct rb_node rb;
 	unsigned long subtree_last;
 	struct list_head lru;		/* c->lru, c->dead or a private list */
+	bool aging;			/* unmarked at the last aging pass */
 	struct dg_pin_cache *cache;
 	unsigned long nr_pages;
 	unsigned long prot_gen;		/* moves at each protection event */
@@ -67,7 +68,7 @@ struct dg_pin_cache {
 	struct dg_pin_ids __rcu *ids;	/* id -> entry, until released */
 	/* under the lock */
 	spinlock_t lock;		/* index, hash, lists, INDEXED, counters */
-	refcount_t ref;			/* creator, entries, a queued reap */
+	refcount_t ref;			/* creator, entries, queued works */
 	struct rb_root_cached index;
 	struct list_head lru;
 	struct list_head dead;
@@ -76,6 +77,7 @@ struct dg_pin_cache {
 	int node;
 	bool mapped;			/* entries are DMA-mapped for a device */
 	bool reap_queued;
+	bool age_queued;		/* the aging holds a reference */
 	bool bad_put_reported;
 	u64 bytes;			/* reserved or pinned, not released */
 	u32 nr_entries;			/* reserved or holding pins */

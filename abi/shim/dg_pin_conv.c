@@ -92,6 +92,8 @@ int dg_pin_stats_out(struct dmaguard_pin_stats *caller,
 	st.retries = cs->retries;
 	st.pinned_bytes = cs->pinned_bytes;
 	st.handles = cs->handles;
+	st.bad_puts = cs->bad_puts;
+	st.prot_checks = cs->prot_checks;
 	return dg_struct_copy_out(caller, caller->sz, &st, sizeof(st),
 				  DMAGUARD_PIN_STATS_SIZE_VER0);
 }

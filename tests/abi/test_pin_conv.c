@@ -117,6 +117,7 @@ static void stats_sizes(void **state)
 		.hits = 1, .misses = 2, .invalidations = 3, .inval_ignored = 4,
 		.evictions = 5, .retries = 6, .pinned_bytes = 7,
 		.entries = 8, .entries_indexed = 9, .handles = 10,
+		.bad_puts = 11, .prot_checks = 12,
 	};
 	struct dmaguard_pin_stats *st = caller(sizeof(*st));
 	unsigned char *big = caller(sizeof(*st) + 8);
@@ -133,7 +134,16 @@ static void stats_sizes(void **state)
 	assert_int_equal(st->entries, 8);
 	assert_int_equal(st->entries_indexed, 9);
 	assert_int_equal(st->handles, 10);
+	assert_int_equal(st->bad_puts, 11);
+	assert_int_equal(st->prot_checks, 12);
 	assert_int_equal(st->__reserved0, 0);
+	/* a caller of v1.1 to v1.3: the first version's fields only */
+	memset(st, 0, sizeof(*st));
+	st->sz = DMAGUARD_PIN_STATS_SIZE_VER0;
+	assert_int_equal(dg_pin_stats_out(st, &cs), 0);
+	assert_int_equal(st->handles, 10);
+	assert_int_equal(st->bad_puts, 0);
+	st->sz = sizeof(*st);
 	st->sz = DMAGUARD_PIN_STATS_SIZE_VER0 - 8;
 	assert_int_equal(dg_pin_stats_out(st, &cs), -EINVAL);
 	assert_int_equal(dg_pin_stats_out(NULL, &cs), -EINVAL);

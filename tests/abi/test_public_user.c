@@ -231,6 +231,8 @@ static void pin_refusals(void **state)
 	dmaguard_pin_put(c, &pin);
 	assert_int_equal(dg_user_reports_err, errs + 1);
 	pin.sz = sizeof(pin);
+	assert_int_equal(dmaguard_pin_cache_stats(c, &st), 0);
+	assert_int_equal(st.bad_puts, 1);
 	assert_int_equal(dmaguard_pin_cache_stats(NULL, &st), -EINVAL);
 	assert_int_equal(dmaguard_pin_cache_stats(c, NULL), -EINVAL);
 	assert_int_equal(dmaguard_pin_cache_stats(c, &st), 0);

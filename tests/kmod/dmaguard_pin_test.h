@@ -64,6 +64,7 @@ struct pt_stats {
 	__u64 hits, misses, invalidations, inval_ignored, evictions, retries;
 	__u64 pinned_bytes, handles;
 	__u32 entries, entries_indexed;
+	__u64 bad_puts, prot_checks;
 };
 
 /*

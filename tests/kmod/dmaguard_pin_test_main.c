@@ -513,6 +513,8 @@ static int pt_stats(struct pt_file *f, void __user *arg)
 	out.handles = st.handles;
 	out.entries = st.entries;
 	out.entries_indexed = st.entries_indexed;
+	out.bad_puts = st.bad_puts;
+	out.prot_checks = st.prot_checks;
 	return copy_to_user(arg, &out, sizeof(out)) ? -EFAULT : 0;
 }
 

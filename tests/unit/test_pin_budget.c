@@ -245,9 +245,53 @@ static void evict_call(void **state)
 	assert_int_equal(dg_pin_cache_nr_idle(dgp.c), 1);
 }
 
+/*
+ * Idle pins keep their pages unmovable, so unused entries age out: one
+ * found idle (no handle, no hit since) at two aging passes in a row goes
+ * to the reap; a hit or a handle between the passes keeps an entry; a
+ * cache with no live entry queues no aging.
+ */
+static void idle_entries_age_out(void **state)
+{
+	struct dg_pin_handle a, b, c, h;
+
+	a = dgp_get(dgp_va(0, 0), 2 * PG, false);
+	dg_pin_put(dgp.c, &a);
+	b = dgp_get(dgp_va(4, 0), 2 * PG, false);
+	dg_pin_put(dgp.c, &b);
+	c = dgp_get(dgp_va(8, 0), 2 * PG, true);	/* held for a while */
+	assert_int_equal(dg_user_run_aging(), 1);	/* a, b idle once */
+	h = dgp_get(dgp_va(4, 0), 2 * PG, false);	/* b is hit */
+	dg_pin_put(dgp.c, &h);
+	assert_int_equal(dgp_stats().hits, 1);
+	assert_int_equal(dg_user_run_aging(), 1);	/* a idle twice: goes */
+	assert_int_equal(dg_user_run_work(), 1);
+	assert_int_equal(dgp_pins(0), 0);
+	assert_int_equal(dgp_pins(4), 1);
+	assert_int_equal(dgp_pins(8), 1);
+	assert_int_equal(dg_user_run_aging(), 1);	/* b idle once */
+	assert_int_equal(dg_user_run_aging(), 1);	/* b goes, c held */
+	assert_int_equal(dg_user_run_work(), 1);
+	assert_int_equal(dgp_pins(4), 0);
+	assert_int_equal(dgp_pins(8), 1);
+	dg_pin_put(dgp.c, &c);
+	assert_int_equal(dg_user_run_aging(), 1);	/* c idle once */
+	assert_int_equal(dgp_pins(8), 1);
+	assert_int_equal(dg_user_run_aging(), 1);	/* c goes */
+	assert_int_equal(dg_user_run_work(), 1);
+	assert_int_equal(dgp_stats().entries, 0);
+	assert_int_equal(dgp.mm->pinned_vm, 0);
+	assert_int_equal(dg_user_run_aging(), 0);	/* none queued now */
+	/* a new entry queues it again */
+	a = dgp_get(dgp_va(0, 0), PG, false);
+	dg_pin_put(dgp.c, &a);
+	assert_int_equal(dg_user_run_aging(), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		DGP_TEST(idle_entries_age_out),
 		DGP_TEST(lru_by_entries),
 		DGP_TEST(lru_by_bytes),
 		DGP_TEST(in_use_never_evicted),

@@ -170,18 +170,23 @@ static void *churn(void *arg)
 	return NULL;
 }
 
-/* The workqueue: runs the reaps the invalidations queue. */
+/*
+ * The workqueue: runs the reaps the invalidations and puts queue, and
+ * the agings (each pass a period, so entries age out under the racers).
+ */
 static void *worker(void *arg)
 {
 	pthread_barrier_wait(&go);
-	while (!__atomic_load_n(&churn_done, __ATOMIC_ACQUIRE))
+	while (!__atomic_load_n(&churn_done, __ATOMIC_ACQUIRE)) {
 		dg_user_run_work();
+		dg_user_run_aging();
+	}
 	return NULL;
 }
 
 /*
- * Destroy racing puts, invalidations (held and idle entries) and the
- * deferred reap, all at once.
+ * Destroy racing puts, invalidations (held and idle entries), the
+ * deferred reap and the aging, all at once.
  */
 static void destroy_races_everything(void **state)
 {

@@ -14,7 +14,9 @@
  *                       barriers dmaguard_dma_wmb()/_rmb() since v1.3
  *   <dmaguard/pin.h>    the pinned-page cache (dmaguard_pin_*), since v1.1:
  *                       test for it with DMAGUARD_VERSION_MINOR >= 1 at
- *                       build time and dmaguard_version() at run time
+ *                       build time and dmaguard_version() at run time;
+ *                       puts from any context and the statistics
+ *                       bad_puts and prot_checks since v1.4
  *
  * Names: every public identifier starts with dmaguard_ / DMAGUARD_.
  *
@@ -29,7 +31,7 @@
 #define _DMAGUARD_DMAGUARD_H
 
 #define DMAGUARD_VERSION_MAJOR	1
-#define DMAGUARD_VERSION_MINOR	3
+#define DMAGUARD_VERSION_MINOR	4
 /* One number that orders versions: major in the high 16 bits. */
 #define DMAGUARD_VERSION_CODE(major, minor)	(((major) << 16) | (minor))
 #define DMAGUARD_VERSION \

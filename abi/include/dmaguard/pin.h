@@ -173,6 +173,9 @@ DMAGUARD_ASSERT_OFFSET(dmaguard_pin, sgt_offset, 40);
  * @retries: misses redone because an invalidation raced them
  * @pinned_bytes: bytes pinned (or being pinned) now
  * @handles: gets not yet put
+ * @bad_puts: puts refused: of handles the cache did not hold (since v1.4)
+ * @prot_checks: hits that re-checked the range's VMAs after a protection
+ *	change (since v1.4)
  */
 struct dmaguard_pin_stats {
 	__u32 sz;
@@ -187,12 +190,14 @@ struct dmaguard_pin_stats {
 	__aligned_u64 retries;
 	__aligned_u64 pinned_bytes;
 	__aligned_u64 handles;
+	__aligned_u64 bad_puts;
+	__aligned_u64 prot_checks;
 };
 
 /* Size of the first version; anything smaller is refused (-EINVAL). */
 #define DMAGUARD_PIN_STATS_SIZE_VER0	80
 
-DMAGUARD_ASSERT_SIZE(dmaguard_pin_stats, 80);
+DMAGUARD_ASSERT_SIZE(dmaguard_pin_stats, 96);
 DMAGUARD_ASSERT_OFFSET(dmaguard_pin_stats, sz, 0);
 DMAGUARD_ASSERT_OFFSET(dmaguard_pin_stats, entries, 4);
 DMAGUARD_ASSERT_OFFSET(dmaguard_pin_stats, entries_indexed, 8);
@@ -205,6 +210,8 @@ DMAGUARD_ASSERT_OFFSET(dmaguard_pin_stats, evictions, 48);
 DMAGUARD_ASSERT_OFFSET(dmaguard_pin_stats, retries, 56);
 DMAGUARD_ASSERT_OFFSET(dmaguard_pin_stats, pinned_bytes, 64);
 DMAGUARD_ASSERT_OFFSET(dmaguard_pin_stats, handles, 72);
+DMAGUARD_ASSERT_OFFSET(dmaguard_pin_stats, bad_puts, 80);
+DMAGUARD_ASSERT_OFFSET(dmaguard_pin_stats, prot_checks, 88);
 #else
 struct dmaguard_pin_opts;
 struct dmaguard_pin;

@@ -8,7 +8,7 @@
 // (dmaguard-sys) or as a module of a kernel crate.
 
 pub const DMAGUARD_VERSION_MAJOR: u32 = 1;
-pub const DMAGUARD_VERSION_MINOR: u32 = 3;
+pub const DMAGUARD_VERSION_MINOR: u32 = 4;
 pub const DMAGUARD_POOL_F_NODE: u32 = 1;
 pub const DMAGUARD_POOL_F_ALL: u32 = 1;
 pub const DMAGUARD_POOL_OPTS_SIZE_VER0: u32 = 48;
@@ -411,6 +411,9 @@ pub struct dmaguard_pin {
 #[doc = " @retries: misses redone because an invalidation raced them"]
 #[doc = " @pinned_bytes: bytes pinned (or being pinned) now"]
 #[doc = " @handles: gets not yet put"]
+#[doc = " @bad_puts: puts refused: of handles the cache did not hold (since v1.4)"]
+#[doc = " @prot_checks: hits that re-checked the range's VMAs after a protection"]
+#[doc = "\tchange (since v1.4)"]
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct dmaguard_pin_stats {
@@ -426,6 +429,8 @@ pub struct dmaguard_pin_stats {
     pub retries: __u64,
     pub pinned_bytes: __u64,
     pub handles: __u64,
+    pub bad_puts: __u64,
+    pub prot_checks: __u64,
 }
 extern "C" {
     #[doc = " dmaguard_pin_cache_create() - create the pin cache of the caller's mm"]

@@ -21,7 +21,7 @@ const _: () = assert!(core::mem::offset_of!(dmaguard_pin, pages) == 16);
 const _: () = assert!(core::mem::offset_of!(dmaguard_pin, nr_pages) == 24);
 const _: () = assert!(core::mem::offset_of!(dmaguard_pin, sgt) == 32);
 const _: () = assert!(core::mem::offset_of!(dmaguard_pin, sgt_offset) == 40);
-const _: () = assert!(core::mem::size_of::<dmaguard_pin_stats>() == 80);
+const _: () = assert!(core::mem::size_of::<dmaguard_pin_stats>() == 96);
 const _: () = assert!(core::mem::offset_of!(dmaguard_pin_stats, sz) == 0);
 const _: () = assert!(core::mem::offset_of!(dmaguard_pin_stats, entries) == 4);
 const _: () = assert!(core::mem::offset_of!(dmaguard_pin_stats, entries_indexed) == 8);
@@ -34,6 +34,8 @@ const _: () = assert!(core::mem::offset_of!(dmaguard_pin_stats, evictions) == 48
 const _: () = assert!(core::mem::offset_of!(dmaguard_pin_stats, retries) == 56);
 const _: () = assert!(core::mem::offset_of!(dmaguard_pin_stats, pinned_bytes) == 64);
 const _: () = assert!(core::mem::offset_of!(dmaguard_pin_stats, handles) == 72);
+const _: () = assert!(core::mem::offset_of!(dmaguard_pin_stats, bad_puts) == 80);
+const _: () = assert!(core::mem::offset_of!(dmaguard_pin_stats, prot_checks) == 88);
 
 // pool.h
 const _: () = assert!(core::mem::size_of::<dmaguard_pool_opts>() == 48);

@@ -40,8 +40,12 @@ struct dg_pin_plat {
 	struct dg_pin_cache *cache;
 	pid_t tgid;
 	struct work_struct reap_work;
+	struct delayed_work age_work;	/* dg_pin_age_deferred() */
 	bool map_needs_sync;		/* @dev needs syncs: map nothing */
 };
+
+/* Seconds between agings of a cache's unused entries; 0: none (main.c). */
+extern unsigned int dg_pin_idle_secs;
 
 /* The workqueue of deferred reaps (main.c); destroyed, so drained, at exit. */
 extern struct workqueue_struct *dg_pin_wq;
@@ -109,6 +113,25 @@ static inline void dg_pin_plat_set_seq(struct dg_pin_notifier *n,
 static inline void dg_pin_plat_queue_reap(struct dg_pin_plat *plat)
 {
 	queue_work(dg_pin_wq, &plat->reap_work);
+}
+
+/* The aging period, in jiffies; 0 when idle entries are never aged. */
+static inline unsigned long dg_pin_plat_age_period(void)
+{
+	return (unsigned long)READ_ONCE(dg_pin_idle_secs) * HZ;
+}
+
+/* Run dg_pin_age_deferred() a period from now. Under the cache lock. */
+static inline void dg_pin_plat_queue_age(struct dg_pin_plat *plat)
+{
+	queue_delayed_work(dg_pin_wq, &plat->age_work,
+			   dg_pin_plat_age_period());
+}
+
+/* Cancel a queued aging; true if it was pending. Any context. */
+static inline bool dg_pin_plat_cancel_age(struct dg_pin_plat *plat)
+{
+	return cancel_delayed_work(&plat->age_work);
 }
 
 /*

@@ -24,6 +24,11 @@ module_param(reclaim_delay_ms, uint, 0644);
 MODULE_PARM_DESC(reclaim_delay_ms,
 		 "Give a chunk back once it stayed empty this long (ms)");
 
+unsigned int dg_pin_idle_secs = 60;
+module_param_named(pin_idle_secs, dg_pin_idle_secs, uint, 0644);
+MODULE_PARM_DESC(pin_idle_secs,
+		 "Unpin cached ranges no I/O used for this long (s); 0: never");
+
 static unsigned int reclaim_keep_chunks = 1;
 module_param(reclaim_keep_chunks, uint, 0644);
 MODULE_PARM_DESC(reclaim_keep_chunks,

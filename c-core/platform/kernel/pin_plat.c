@@ -33,12 +33,19 @@ static void dg_pin_reap_workfn(struct work_struct *work)
 					  reap_work));
 }
 
+static void dg_pin_age_workfn(struct work_struct *work)
+{
+	dg_pin_age_deferred(container_of(to_delayed_work(work),
+					 struct dg_pin_plat, age_work));
+}
+
 int dg_pin_plat_init(struct dg_pin_plat *plat, void *mm, void *dev)
 {
 	plat->mm = mm;
 	plat->dev = dev;
 	INIT_LIST_HEAD(&plat->registry);
 	INIT_WORK(&plat->reap_work, dg_pin_reap_workfn);
+	INIT_DELAYED_WORK(&plat->age_work, dg_pin_age_workfn);
 	plat->cache = NULL;
 	mmgrab(plat->mm);
 	if (plat->dev)

@@ -64,6 +64,13 @@ static inline bool refcount_dec_and_test(refcount_t *r)
 	return old == 1;
 }
 
+/* A reference that is never the last (the kernel WARNs on 1 -> 0). */
+static inline void refcount_dec(refcount_t *r)
+{
+	if (__atomic_fetch_sub(&r->refs, 1, __ATOMIC_RELEASE) <= 1)
+		abort();
+}
+
 #ifndef ATOMIC_INIT
 #define ATOMIC_INIT(i)		{ (i) }
 #endif
@@ -135,6 +142,7 @@ struct dg_pin_plat {
 	void *dev;
 	pid_t tgid;
 	struct list_head reap_link;	/* on the queue of deferred reaps */
+	struct list_head age_link;	/* on the queue of agings */
 	struct list_head registry;	/* on the registry of live caches */
 	struct dg_pin_cache *cache;
 };
@@ -186,6 +194,19 @@ static inline void dg_pin_plat_set_seq(struct dg_pin_notifier *n,
  * dg_user_run_work() (dg_user_mm.h) runs, as a kernel worker would.
  */
 void dg_pin_plat_queue_reap(struct dg_pin_plat *plat);
+/*
+ * The aging: dg_pin_plat_queue_age() puts the cache on a process-wide
+ * list that dg_user_run_aging() (dg_user_mm.h) runs, as if a period had
+ * passed; its period is dg_user_pin_age_period (ticks; 0: no aging).
+ */
+extern unsigned long dg_user_pin_age_period;
+static inline unsigned long dg_pin_plat_age_period(void)
+{
+	return __atomic_load_n(&dg_user_pin_age_period, __ATOMIC_RELAXED);
+}
+
+void dg_pin_plat_queue_age(struct dg_pin_plat *plat);
+bool dg_pin_plat_cancel_age(struct dg_pin_plat *plat);
 /* Does the page table allow [start, last] for reading, or writing? */
 bool dg_pin_plat_allows(struct dg_pin_plat *plat, unsigned long start,
 			unsigned long last, bool write);

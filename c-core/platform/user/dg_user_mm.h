@@ -101,6 +101,11 @@ void dg_user_mm_fork(struct dg_user_mm *mm, unsigned long addr, size_t len);
 unsigned int dg_user_run_work(void);
 /* Items queued and not run yet. */
 unsigned int dg_user_work_pending(void);
+/*
+ * Run every aging queued now, as if its period had passed (each queues
+ * its next); the number run.
+ */
+unsigned int dg_user_run_aging(void);
 /* MADV_DONTNEED: the frames go, zeroed ones come in their place. */
 int dg_user_mm_dontneed(struct dg_user_mm *mm, unsigned long addr,
 			size_t len);

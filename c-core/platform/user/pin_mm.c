@@ -313,6 +313,7 @@ int dg_pin_plat_init(struct dg_pin_plat *plat, void *mm, void *dev)
 	plat->mm = mm;
 	plat->dev = dev;
 	INIT_LIST_HEAD(&plat->registry);
+	INIT_LIST_HEAD(&plat->age_link);
 	plat->cache = NULL;
 	return 0;
 }
@@ -400,6 +401,53 @@ unsigned int dg_user_run_work(void)
 			return n;
 		dg_pin_reap_deferred(plat);
 		n++;
+	}
+}
+
+/* Agings: queued by the caches, run when a test says a period passed. */
+unsigned long dg_user_pin_age_period = 1;
+static LIST_HEAD(age_queue);
+
+void dg_pin_plat_queue_age(struct dg_pin_plat *plat)
+{
+	pthread_mutex_lock(&work_lock);
+	list_add_tail(&plat->age_link, &age_queue);
+	pthread_mutex_unlock(&work_lock);
+}
+
+bool dg_pin_plat_cancel_age(struct dg_pin_plat *plat)
+{
+	bool was;
+
+	pthread_mutex_lock(&work_lock);
+	was = !list_empty(&plat->age_link);
+	list_del_init(&plat->age_link);
+	pthread_mutex_unlock(&work_lock);
+	return was;
+}
+
+unsigned int dg_user_run_aging(void)
+{
+	struct dg_pin_plat *plat;
+	unsigned int n = 0;
+	LIST_HEAD(due);
+
+	/* the ones queued now: an aging queues the next one itself */
+	pthread_mutex_lock(&work_lock);
+	list_splice_init(&age_queue, &due);
+	list_for_each_entry(plat, &due, age_link)
+		n++;
+	pthread_mutex_unlock(&work_lock);
+	for (;;) {
+		pthread_mutex_lock(&work_lock);
+		plat = list_first_entry_or_null(&due, struct dg_pin_plat,
+						age_link);
+		if (plat)
+			list_del_init(&plat->age_link);
+		pthread_mutex_unlock(&work_lock);
+		if (!plat)
+			return n;
+		dg_pin_age_deferred(plat);
 	}
 }
 

@@ -24,7 +24,7 @@
 
 #define PAGE		4096UL
 #define DEV		"/dev/dmaguard_pin_test"
-#define NR_CASES	21
+#define NR_CASES	22
 /*
  * Polls of 10 ms for what the cache's work item releases: how soon it runs
  * is the scheduler's business (a loaded host, the debug or the rt kernel),
@@ -559,6 +559,7 @@ static void case_protection(int fd)
 {
 	size_t len = 4 * PAGE;
 	char *p = map_anon(len);
+	__u64 pc0 = stats(fd).prot_checks;
 	struct pt_get g;
 
 	case_ok = 1;
@@ -568,6 +569,7 @@ static void case_protection(int fd)
 	CHECK(!mprotect(p, len, PROT_READ), "mprotect ro");
 	CHECK(pin_get(fd, p, len, 1, &g) == -EFAULT,
 	      "get for write of a read-only range did not fail");
+	CHECK(stats(fd).prot_checks > pc0, "no protection check counted");
 	CHECK(pin_get(fd, p + PAGE, PAGE, 1, &g) == -EFAULT,
 	      "sub-range get for write did not fail");
 	CHECK(!pin_get(fd, p, len, 0, &g), "get for read");
@@ -655,6 +657,7 @@ static void case_bad_put(int fd)
 	size_t len = 2 * PAGE;
 	char *p = map_anon(len);
 	long bad0 = debugfs_bad_puts(getpid());
+	__u64 pub0 = stats(fd).bad_puts;
 	struct pt_stats st0;
 	struct pt_get g;
 	__u32 slot;
@@ -670,6 +673,8 @@ static void case_bad_put(int fd)
 	st0 = stats(fd);
 	CHECK(st0.handles == 0, "handles %llu",
 	      (unsigned long long)st0.handles);
+	CHECK(st0.bad_puts == pub0 + 2, "public bad_puts %llu, want %llu",
+	      (unsigned long long)st0.bad_puts, (unsigned long long)pub0 + 2);
 	/* still cached, with the same pages */
 	CHECK(!pin_get(fd, p, len, 1, &g), "get again");
 	CHECK(stats(fd).hits == st0.hits + 1, "not a hit after bad puts");
@@ -991,6 +996,56 @@ static void case_destroy_held(void)
 	result("destroy_with_handle_held");
 }
 
+/* Set a parameter of dmaguard.ko; 0 or -errno. */
+static int dmaguard_param(const char *name, const char *val)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/dmaguard/parameters/%s",
+		 name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * An entry left unused ages out (the spec loads dmaguard with aging off;
+ * this case sets a period of 1 s): its pins and charge come back with no
+ * call of the driver's, counted as an eviction.
+ */
+static void case_idle_aging(void)
+{
+	size_t len = 4 * PAGE;
+	char *p = map_anon(len);
+	struct pt_stats st;
+	struct pt_get g;
+	int fd, i;
+
+	case_ok = 1;
+	CHECK(!dmaguard_param("pin_idle_secs", "1"), "pin_idle_secs=1");
+	fd = dev_open(0, 0);
+	fill(p, len, 22);
+	CHECK(!pin_get(fd, p, len, 0, &g), "get");
+	pin_put(fd, g.slot);
+	for (i = 0; i < WORK_POLLS && stats(fd).entries; i++)
+		usleep(10000);
+	st = stats(fd);
+	CHECK(st.entries == 0 && st.pinned_bytes == 0 && st.evictions == 1,
+	      "entries %u bytes %llu evictions %llu", st.entries,
+	      (unsigned long long)st.pinned_bytes,
+	      (unsigned long long)st.evictions);
+	diag("aged out %d ms after the put (period 1 s)", i * 10);
+	CHECK(!dmaguard_param("pin_idle_secs", "0"), "pin_idle_secs=0");
+	close(fd);
+	munmap(p, len);
+	result("idle_entry_ages_out");
+}
+
 static int thp_enabled(void)
 {
 	char buf[128] = "";
@@ -1132,6 +1187,7 @@ int main(void)
 	case_destroy_held();
 	case_destroy_race();
 	case_thp(fd);
+	case_idle_aging();
 	case_teardown(fd);
 	return failed ? 1 : 0;
 }
