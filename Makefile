@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # dmaguard top-level make. The README's two commands are `make run` and
-# `make check`; everything else here is what they are made of. The kernel
+# `make check`; everything else here is what they are made of (`make
+# help` lists every target, from these head comments). The kernel
 # side is described in ./Kbuild; each area keeps its rules in
 # scripts/mk/<area>.mk and adds its check group to CHECK_GROUPS.
 #
@@ -15,6 +16,11 @@
 # CHECK_GROUPS as many at a time as there are CPUs (none of them keeps
 # two busy alone). Then CHECK_GROUPS_LAST (a group reading what others
 # made).
+
+#   make check          every check group, then the tally (README's test
+#                       command; .ci/run)
+#   make help           every target, one line each
+#   make clean          remove build/ (the kernel cache outside it stays)
 
 TOP		:= $(CURDIR)
 BUILD		:= $(TOP)/build
@@ -40,7 +46,7 @@ endif
 endif
 
 .DEFAULT_GOAL	:= all
-.PHONY: all check check-prep clean
+.PHONY: all check check-prep clean help
 
 include $(sort $(wildcard scripts/mk/*.mk))
 
@@ -58,3 +64,6 @@ check-prep: $(CHECK_PREP)
 
 clean:
 	rm -rf $(BUILD)
+
+help:
+	@python3 scripts/docs/targets.py --help-text

@@ -11,6 +11,8 @@
 # Tools extracted into build/tools/linux/ (one tar pass, xz decompressed once):
 #   tools/testing/kunit/       kunit.py parse (KTAP parser of the VM harness)
 #   scripts/checkpatch.pl      plus spelling.txt and const_structs.checkpatch
+#   scripts/kernel-doc         with Documentation/sphinx/kerneldoc.py and
+#                              kernellog.py: make docs (the API reference)
 #   tools/include/, tools/arch/x86/include/, tools/lib/find_bit.c,
 #   tools/lib/rbtree.c
 #                              the kernel's own userspace headers (list.h,
@@ -40,6 +42,7 @@ PACKAGES=(
 	# `make run`'s report (plots, and the screenshot test of the page)
 	# and the DKMS packaging check.
 	gnuplot-nox chromium dkms
+	python3-sphinx	# make docs: the API reference
 )
 
 die() { echo "deps: error: $*" >&2; exit 1; }
@@ -92,6 +95,9 @@ extract_tools() {
 		scripts/const_structs.checkpatch tools/include tools/arch/x86/include
 		tools/lib/find_bit.c tools/lib/rbtree.c
 		mm/dmapool_test.c	# mainline's timing test (make bench)
+		# make docs: the kernel's kernel-doc and its Sphinx directive
+		scripts/kernel-doc Documentation/sphinx/kerneldoc.py
+		Documentation/sphinx/kernellog.py
 	)
 	want="$tarball $(stat -c %Y "$tarball") ${paths[*]}"
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
@@ -102,7 +108,7 @@ extract_tools() {
 	flock 9
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
 	top_dir=$(basename "$tarball" .tar.xz)	# linux-source-6.12
-	echo "deps: extracting kunit.py, checkpatch.pl, tools/include and mm/dmapool_test.c from $tarball (about 20 s)"
+	echo "deps: extracting kunit.py, checkpatch.pl, kernel-doc, tools/include and mm/dmapool_test.c from $tarball (about 20 s)"
 	rm -rf "$dest"
 	mkdir -p "$dest"
 	tar -xJf "$tarball" -C "$dest" --strip-components=1 \

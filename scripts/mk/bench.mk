@@ -16,6 +16,8 @@
 #                       mainline's dmapool_test, alternating boots of the
 #                       two kernels, wall time and -icount (INKERNEL_BOOTS,
 #                       INKERNEL_MODES)
+#   make bench-pin      the pin cache: a pin (and map) per I/O vs a cache
+#                       hit, per Debian kernel and backend
 #   make bench-table    the pool's chunk table beside the kernel's xarray,
 #                       natively and in one 6.12 TCG boot
 #   make prof-pin       a pin cache hit's guest instructions per function

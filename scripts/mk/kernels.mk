@@ -13,8 +13,10 @@
 #   make kernels                 every flavour (debug, rt, baseline, hardened)
 #   make kernels FLAVOUR=rt      one
 #
-# `make kernel-series`: dmaguard's pool core as a patch series for the
-# kernel's mm/dmapool.c, written to build/kernel-series/6.12/ (git
+#   make kernel-series           dmaguard's pool core as a patch series for
+#                                the kernel's mm/dmapool.c
+#
+# `make kernel-series` writes it to build/kernel-series/6.12/ (git
 # format-patch, cover letter first) against Debian's linux-source-6.12,
 # generated from c-core/ by scripts/kernel-series/generate.py. Apply it to
 # a 6.12 tree with `git am build/kernel-series/6.12/*.patch` (or patch -p1).

@@ -116,7 +116,7 @@ DMAGUARD_ASSERT_OFFSET(dmaguard_pin_opts, node, 20);
  * struct dmaguard_pin - one get of a user range (size-carrying)
  * @sz: sizeof(struct dmaguard_pin) as the caller was compiled; set it and
  *	zero the rest before dmaguard_pin_get() (DMAGUARD_OPTS() does both)
- * @offset: of the range's first byte in @pages[0]
+ * @offset: of the range's first byte in the first page of @pages
  * @priv: the module's, for dmaguard_pin_put(); do not touch
  * @pages: the pinned pages, from the one holding the first byte; the
  *	array belongs to the cache

@@ -367,7 +367,7 @@ pub struct dmaguard_pin_opts {
 #[doc = " struct dmaguard_pin - one get of a user range (size-carrying)"]
 #[doc = " @sz: sizeof(struct dmaguard_pin) as the caller was compiled; set it and"]
 #[doc = "\tzero the rest before dmaguard_pin_get() (DMAGUARD_OPTS() does both)"]
-#[doc = " @offset: of the range's first byte in @pages[0]"]
+#[doc = " @offset: of the range's first byte in the first page of @pages"]
 #[doc = " @priv: the module's, for dmaguard_pin_put(); do not touch"]
 #[doc = " @pages: the pinned pages, from the one holding the first byte; the"]
 #[doc = "\tarray belongs to the cache"]
