@@ -12,6 +12,9 @@
 //! mod dmaguard;
 //! ```
 //!
+//! at the crate's root and under that name: the macros of `dma.rs` name
+//! the layer's functions by the path `$crate::dmaguard::pool`.
+//!
 //! Pointers to kernel types cross with casts: `sys::device`, `sys::page`
 //! and `sys::sg_table` are dmaguard's opaque declarations of the kernel's
 //! `struct device`, `struct page` and `struct sg_table`.

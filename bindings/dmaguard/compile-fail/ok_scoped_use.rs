@@ -37,9 +37,9 @@ pub fn outlives_handle() -> Block {
 
 pub fn submit(drv: &mut Driver, uaddr: usize) -> usize {
     let d = &mut drv.ring[0];
-    dmaguard::dma_write!(d, Desc, len, 4096).unwrap();
+    dmaguard::dma_write!(*d, Desc, len, 4096).unwrap();
     dmaguard::dma::dma_wmb();
-    dmaguard::dma_write!(d, Desc, own, 1).unwrap();
+    dmaguard::dma_write!(*d, Desc, own, 1).unwrap();
     let pinned = drv.cache.get(uaddr, 4096, true).unwrap();
     pinned.pages().len()
 }

@@ -61,10 +61,10 @@ impl Driver {
     pub fn submit(&mut self, slot: usize, ubuf: usize) -> dmaguard::error::Result<u64> {
         let pinned = self.cache.get(ubuf, 4096, true)?;
         let d = &mut self.ring[slot];
-        crate::dma_write!(d, Desc, buf, pinned.sgt_offset())?;
-        crate::dma_write!(d, Desc, len, 4096)?;
+        crate::dma_write!(*d, Desc, buf, pinned.sgt_offset())?;
+        crate::dma_write!(*d, Desc, len, 4096)?;
         dmaguard::dma::dma_wmb();
-        crate::dma_write!(d, Desc, own, 1)?;
+        crate::dma_write!(*d, Desc, own, 1)?;
         Ok(d.dma_handle())
     }
 

@@ -114,7 +114,9 @@ macro_rules! dma_descriptor {
 }
 
 /// Read one field of a descriptor in a block: `dma_read!(block, Desc,
-/// field)` is a `Result` of the field's value, one volatile load.
+/// field)` is a `Result` of the field's value, one volatile load. `block`
+/// is a place of type [`Block`](crate::pool::Block) (a binding, an
+/// element, `*r` for a reference); nothing else is accepted.
 ///
 /// ```
 /// use dmaguard::dma::Plain;
@@ -130,13 +132,14 @@ macro_rules! dma_descriptor {
 #[macro_export]
 macro_rules! dma_read {
     ($block:expr, $ty:ty, $field:ident) => {
-        $block.read_field(|d: *mut $ty| {
-            // A field of `$ty` itself, never one reached through a Deref.
-            let _ = ::core::mem::offset_of!($ty, $field);
-            // SAFETY: `read_field()` passes a pointer to a whole, aligned
-            // `$ty` inside its block; only the field's address is taken.
-            unsafe { ::core::ptr::addr_of_mut!((*d).$field) }
-        })
+        // By path, not by method name: only a block is accepted. The
+        // offset of a field of `$ty` itself (never one through a Deref),
+        // and a safe witness of its type, which nothing calls.
+        $crate::dmaguard::pool::Block::read_field_at::<$ty, _>(
+            &$block,
+            ::core::mem::offset_of!($ty, $field),
+            |d: &$ty| &d.$field,
+        )
     };
 }
 
@@ -160,12 +163,11 @@ macro_rules! dma_read {
 #[macro_export]
 macro_rules! dma_write {
     ($block:expr, $ty:ty, $field:ident, $val:expr) => {
-        $block.write_field(
-            |d: *mut $ty| {
-                let _ = ::core::mem::offset_of!($ty, $field);
-                // SAFETY: as in `dma_read!`.
-                unsafe { ::core::ptr::addr_of_mut!((*d).$field) }
-            },
+        // As `dma_read!`; `&mut`: a shared borrow of a block cannot write.
+        $crate::dmaguard::pool::Block::write_field_at::<$ty, _>(
+            &mut $block,
+            ::core::mem::offset_of!($ty, $field),
+            |d: &$ty| &d.$field,
             $val,
         )
     };

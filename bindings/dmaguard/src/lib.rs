@@ -48,6 +48,12 @@ pub use dmaguard_sys as sys;
 
 extern crate alloc;
 
+// `$crate::dmaguard::pool` in the macros of dma.rs names this crate's
+// `pool` here and the `dmaguard` module of a kernel module's crate there
+// (kmod.rs): one path for both roots.
+#[doc(hidden)]
+pub extern crate self as dmaguard;
+
 /// The counted owner of a pool: `alloc`'s `Arc` in the cargo build, the
 /// kernel's `kernel::sync::Arc` in a module (`kmod.rs`).
 ///

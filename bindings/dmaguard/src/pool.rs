@@ -659,14 +659,11 @@ impl Block {
         Ok(())
     }
 
-    /// The field pointer `proj` makes of the block's `T` at offset 0,
-    /// checked to lie wholly inside that `T` and be aligned for `F`.
-    fn field<T: Plain, F: Plain>(&self, proj: impl FnOnce(*mut T) -> *mut F) -> Result<*mut F> {
-        let base = self.at(0, size_of::<T>(), align_of::<T>())?.cast::<T>();
-        // Only the address `proj` returns is used: the pointer accessed is
-        // made from `base` (the block's provenance), never `proj`'s own.
-        let off = (proj(base) as usize).wrapping_sub(base as usize);
-        let f = base.cast::<u8>().wrapping_add(off).cast::<F>();
+    /// The `F` at byte `off` of the block's `T` (at offset 0), checked to
+    /// lie wholly inside that `T` and be aligned for `F`.
+    fn field_at<T: Plain, F: Plain>(&self, off: usize) -> Result<*mut F> {
+        let base = self.at(0, size_of::<T>(), align_of::<T>())?.cast::<u8>();
+        let f = base.wrapping_add(off).cast::<F>();
         match off.checked_add(size_of::<F>()) {
             Some(end) if end <= size_of::<T>() && (f as usize) & (align_of::<F>() - 1) == 0 => {
                 Ok(f)
@@ -675,34 +672,39 @@ impl Block {
         }
     }
 
-    /// One volatile load of a field of the block's `T` (at offset 0); what
-    /// [`dma_read!`](crate::dma_read) expands to. `proj` maps a pointer to
-    /// the `T` to one to its field; any pointer it returns is checked.
+    /// One volatile load of the field at byte `off` of the block's `T` (at
+    /// offset 0); what [`dma_read!`](crate::dma_read) expands to, with
+    /// `off` from `offset_of!`. `field` only names the field's type: it is
+    /// never called (safe code, so nothing a caller passes runs here); any
+    /// `off` is checked.
     ///
     /// # Errors
     ///
     /// `Error::Inval` when the block is too small for a `T`, misaligned
-    /// for it, or `proj` points outside it.
-    pub fn read_field<T: Plain, F: Plain>(&self, proj: impl FnOnce(*mut T) -> *mut F) -> Result<F> {
-        let f = self.field(proj)?;
-        // SAFETY: inside the live block and aligned (`field()`); any bits
-        // are a valid `F` (`Plain`).
+    /// for it, or the `F` at `off` is not wholly inside it and aligned.
+    pub fn read_field_at<T: Plain, F: Plain>(&self, off: usize, field: fn(&T) -> &F) -> Result<F> {
+        let _ = field;
+        let f = self.field_at::<T, F>(off)?;
+        // SAFETY: inside the live block and aligned (`field_at()`); any
+        // bits are a valid `F` (`Plain`).
         Ok(unsafe { ptr::read_volatile(f) })
     }
 
-    /// One volatile store to a field of the block's `T` (at offset 0); what
-    /// [`dma_write!`](crate::dma_write) expands to.
+    /// One volatile store to the field at byte `off` of the block's `T`;
+    /// what [`dma_write!`](crate::dma_write) expands to.
     ///
     /// # Errors
     ///
-    /// As for [`Block::read_field`].
-    pub fn write_field<T: Plain, F: Plain>(
+    /// As for [`Block::read_field_at`].
+    pub fn write_field_at<T: Plain, F: Plain>(
         &mut self,
-        proj: impl FnOnce(*mut T) -> *mut F,
+        off: usize,
+        field: fn(&T) -> &F,
         val: F,
     ) -> Result {
-        let f = self.field(proj)?;
-        // SAFETY: inside the live block and aligned (`field()`); `&mut
+        let _ = field;
+        let f = self.field_at::<T, F>(off)?;
+        // SAFETY: inside the live block and aligned (`field_at()`); `&mut
         // self` keeps other writers of this layer out.
         unsafe { ptr::write_volatile(f, val) };
         Ok(())

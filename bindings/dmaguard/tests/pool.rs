@@ -238,21 +238,25 @@ fn typed_fields() {
 }
 
 #[test]
-fn field_projection_outside_is_refused() {
+fn field_offset_outside_is_refused() {
     let p = Pool::for_type::<Desc>(&device(), c"proj").unwrap();
     let mut d = p.alloc_zeroed(GFP_KERNEL).unwrap();
-    // Projections that leave the descriptor or misalign are errors, not
+    // Offsets that leave the descriptor or misalign are errors, not
     // accesses: safe code cannot reach past the block through them.
-    let past = |t: *mut Desc| t.cast::<u8>().wrapping_add(24).cast::<u32>();
-    assert_eq!(d.read_field(past), Err(Error::Inval));
-    let before = |t: *mut Desc| t.cast::<u8>().wrapping_sub(8).cast::<u64>();
-    assert_eq!(d.write_field(before, 1), Err(Error::Inval));
-    let straddle = |t: *mut Desc| t.cast::<u8>().wrapping_add(20).cast::<u64>();
-    assert_eq!(d.read_field(straddle), Err(Error::Inval));
-    let odd = |t: *mut Desc| t.cast::<u8>().wrapping_add(2).cast::<u32>();
-    assert_eq!(d.read_field(odd), Err(Error::Inval));
-    let last = |t: *mut Desc| t.cast::<u8>().wrapping_add(20).cast::<u32>();
-    assert_eq!(d.write_field(last, 7), Ok(()));
+    fn own(t: &Desc) -> &u32 {
+        &t.own
+    }
+    fn next(t: &Desc) -> &u64 {
+        &t.next
+    }
+    assert_eq!(d.read_field_at::<Desc, u32>(24, own), Err(Error::Inval));
+    assert_eq!(
+        d.write_field_at::<Desc, u64>(usize::MAX - 7, next, 1),
+        Err(Error::Inval)
+    );
+    assert_eq!(d.read_field_at::<Desc, u64>(20, next), Err(Error::Inval));
+    assert_eq!(d.read_field_at::<Desc, u32>(2, own), Err(Error::Inval));
+    assert_eq!(d.write_field_at::<Desc, u32>(20, own, 7), Ok(()));
     assert_eq!(dmaguard::dma_read!(d, Desc, own), Ok(7));
 }
 

@@ -244,11 +244,11 @@ impl EduDriver {
         }
         let dst = self.landing.alloc_zeroed(Gfp(bindings::GFP_ATOMIC))?;
         let d = &mut ring.descs[slot];
-        crate::dma_write!(d, Desc, src, src_dma.to_le())?;
-        crate::dma_write!(d, Desc, dst, dst.dma_handle().to_le())?;
-        crate::dma_write!(d, Desc, len, (XFER as u32).to_le())?;
+        crate::dma_write!(*d, Desc, src, src_dma.to_le())?;
+        crate::dma_write!(*d, Desc, dst, dst.dma_handle().to_le())?;
+        crate::dma_write!(*d, Desc, len, (XFER as u32).to_le())?;
         dma_wmb();
-        crate::dma_write!(d, Desc, ctrl, OWN.to_le())?;
+        crate::dma_write!(*d, Desc, ctrl, OWN.to_le())?;
         ring.ios[slot] = Some(Io {
             _src: src,
             dst,
