@@ -389,6 +389,19 @@ static void entry_evict(struct dg_pin_cache *c, struct dg_pin_entry *e,
 	c->evictions++;
 }
 
+/*
+ * Evict an entry taken idle to the deferred reap: for callers that do not
+ * release it themselves (the shrinker's, in reclaim; the aging).
+ */
+static void entry_evict_deferred(struct dg_pin_cache *c,
+				 struct dg_pin_entry *e)
+	__must_hold(&c->lock)
+{
+	entry_unindex(c, e);
+	entry_to_dead(c, e);
+	c->evictions++;
+}
+
 /* Drop the pins of @npinned pages, and the mapping. No lock held. */
 static void entry_unpin(struct dg_pin_cache *c, struct dg_pin_entry *e,
 			unsigned long npinned)
@@ -482,14 +495,15 @@ void dg_pin_age_deferred(struct dg_pin_plat *plat)
 {
 	struct dg_pin_cache *c = container_of(plat, struct dg_pin_cache, plat);
 	struct dg_pin_entry *e, *next;
+	bool hit;
 
 	spin_lock_irq(&c->lock);
 	c->age_queued = false;
 	list_for_each_entry_safe(e, next, &c->lru, lru) {
 		/* hit since the last pass, or in use now: not idle */
-		if (READ_ONCE(e->referenced) ||
-		    atomic_long_read(&e->hold) != DG_PIN_INDEXED) {
-			if (READ_ONCE(e->referenced))
+		hit = READ_ONCE(e->referenced);
+		if (hit || atomic_long_read(&e->hold) != DG_PIN_INDEXED) {
+			if (hit)
 				WRITE_ONCE(e->referenced, false);
 			e->aging = false;
 			continue;
@@ -499,11 +513,8 @@ void dg_pin_age_deferred(struct dg_pin_plat *plat)
 			e->aging = true;
 			continue;
 		}
-		if (!entry_take_idle(e))
-			continue;
-		entry_unindex(c, e);
-		entry_to_dead(c, e);
-		c->evictions++;
+		if (entry_take_idle(e))
+			entry_evict_deferred(c, e);
 	}
 	queue_age(c);
 	spin_unlock_irq(&c->lock);
@@ -1068,9 +1079,7 @@ unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr)
 		e = lru_victim(c);
 		if (!e)
 			break;
-		entry_unindex(c, e);
-		entry_to_dead(c, e);
-		c->evictions++;
+		entry_evict_deferred(c, e);
 		done++;
 	}
 	spin_unlock_irq(&c->lock);

@@ -36,7 +36,7 @@ INTERNAL = {
 
 
 def described(files):
-    """[(target, its description, file)] in file order: the text after
+    """[(target, its description)] in file order: the text after
     "#   make <target> [args]", continued on the comment lines indented
     under it, up to its first sentence (or 100 characters)."""
     head = re.compile(r"#\s+make ([a-z][a-z0-9-]*)((?: [A-Z_]+=\S*| \[[^]]*\])*)\s*(.*)$")
@@ -47,8 +47,7 @@ def described(files):
             for ln in f:
                 m = head.match(ln)
                 if m:
-                    cur = [m.group(1), m.group(2).strip(), m.group(3).strip(),
-                           os.path.relpath(path, TOP), len(ln) - len(ln.lstrip("# ")) + 2]
+                    cur = [m.group(1), m.group(2).strip(), m.group(3).strip()]
                     out.append(cur)
                     continue
                 cont = re.match(r"#(\s{6,})(\S.*)$", ln)
@@ -57,11 +56,11 @@ def described(files):
                 else:
                     cur = None
     result = []
-    for t, args, text, path, _ in out:
+    for t, args, text in out:
         first = first_clause(text)
         if len(first) > 100:
             first = first[:100].rsplit(" ", 1)[0] + " ..."
-        result.append((t, (args + "  " + first).strip(), path))
+        result.append((t, (args + "  " + first).strip()))
     return result
 
 
@@ -99,7 +98,7 @@ def judge(top, extra=()):
     """(undescribed, stale) for the tree at @top."""
     desc = described(mk_files(top)) + list(extra)
     names, groups = phony(top)
-    have = {t for t, _, _ in desc}
+    have = {t for t, _ in desc}
     # `make check-<group>` is described once, in the Makefile's head.
     undescribed = sorted(n for n in names
                          if n not in have and n not in INTERNAL and
@@ -115,7 +114,7 @@ def main():
     args = ap.parse_args()
     if args.help_text:
         seen = set()
-        for t, d, _ in described(mk_files(TOP)):
+        for t, d in described(mk_files(TOP)):
             if t in seen:
                 continue
             seen.add(t)
@@ -133,7 +132,7 @@ def main():
         lines.append("%sok - docs/targets/not-stale%s" % (
             "not " if stale else "",
             " # described, but no such target: " + " ".join(stale) if stale else ""))
-        _, stale = judge(TOP, [("no-such-target", "", "planted")])
+        _, stale = judge(TOP, [("no-such-target", "planted")])
         lines.append("%sok - docs/planted/stale-target%s" % (
             "" if stale == ["no-such-target"] else "not ",
             " # caught" if stale == ["no-such-target"] else " # not caught"))

@@ -43,7 +43,8 @@ done
 # specs of tests/vm/inkernel/ only, with the kernel's own modules; so does
 # the debug kernel (its tree has the series too), besides its own specs,
 # for those of them whose kernels: line names it.
-mapfile -t inkernels < <("$top/scripts/kernels.sh" --inkernel
+mapfile -t ik_built < <("$top/scripts/kernels.sh" --inkernel)
+mapfile -t inkernels < <([ ${#ik_built[@]} -eq 0 ] || printf '%s\n' "${ik_built[@]}"
 			 printf '%s\n' "${kernels[@]}" | grep -e '-dmaguard-debug$' || true)
 mapfile -t ik_specs < <(vm_specs inkernel)
 for s in "${ik_specs[@]}"; do
@@ -153,7 +154,7 @@ for kver in "${kernels[@]}"; do
 	done
 done
 # Without KVER, `make check` built both in-kernel kernels (make kernels).
-if [ -z "${KVER:-}" ] && [ "$("$top/scripts/kernels.sh" --inkernel | wc -l)" -lt 2 ]; then
+if [ -z "${KVER:-}" ] && [ ${#ik_built[@]} -lt 2 ]; then
 	echo "not ok - vm/inkernel # baseline and hardened kernels not built: make kernels" >> "$results"
 fi
 for kver in "${inkernels[@]}"; do

@@ -435,10 +435,9 @@ unsigned int dg_user_run_aging(void)
 	/* the ones queued now: an aging queues the next one itself */
 	pthread_mutex_lock(&work_lock);
 	list_splice_init(&age_queue, &due);
-	list_for_each_entry(plat, &due, age_link)
-		n++;
 	pthread_mutex_unlock(&work_lock);
 	for (;;) {
+		/* one at a time: a destroy may cancel the ones still due */
 		pthread_mutex_lock(&work_lock);
 		plat = list_first_entry_or_null(&due, struct dg_pin_plat,
 						age_link);
@@ -448,6 +447,7 @@ unsigned int dg_user_run_aging(void)
 		if (!plat)
 			return n;
 		dg_pin_age_deferred(plat);
+		n++;
 	}
 }
 
