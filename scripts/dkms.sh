@@ -7,7 +7,8 @@
 #                        a user hands to `dkms add`: dkms.conf, Kbuild and
 #                        the production module's sources (c-core/ without
 #                        the userspace platform, abi/include/, abi/shim/
-#                        without the test hooks, the POST_BUILD hook that
+#                        without the test hooks, abi/inplace/ (the in-place
+#                        module), the POST_BUILD hook that
 #                        keeps Module.symvers); prints its path
 #   dkms.sh check        the check-dkms group: version agreement, `dkms
 #                        build` for every Debian kernel in a throw-away
@@ -39,7 +40,8 @@ shipped_files() {
 	(cd "$top" && git ls-files --cached --others --exclude-standard -- \
 		dkms.conf Kbuild scripts/dkms-post-build.sh ':(glob)c-core/*.[ch]' \
 		':(glob)c-core/platform/kernel/*.[ch]' \
-		':(glob)abi/include/dmaguard/*.h' ':(glob)abi/shim/*.[ch]') |
+		':(glob)abi/include/dmaguard/*.h' ':(glob)abi/shim/*.[ch]' \
+		':(glob)abi/inplace/*.[ch]') |
 		grep -v -e '^abi/shim/dg_test_hooks\.' |
 		while IFS= read -r f; do [ -f "$top/$f" ] && echo "$f"; done
 }

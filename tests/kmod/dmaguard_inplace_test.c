@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dmaguard_inplace_test: misuse through the kernel's own dma_pool API with
+ * dmaguard_inplace.ko loaded (KTAP). Each case makes a pool with
+ * dma_pool_create() on the test device (dg_test_dev_get()), as a stock
+ * driver would, and misuses it: a double free, a free of memory the pool
+ * never gave out, a free of a block's interior. Each bad free must leave
+ * the pool whole: the blocks it then hands out (three pages' worth) are
+ * distinct, aligned, not the freed memory and, without an IOMMU, at the
+ * DMA address of their CPU address. The kernel's pool links a block freed
+ * twice into its free list twice and hands it out twice, which is the
+ * control: without dmaguard_inplace.ko the double-free case fails (and its
+ * pool is leaked, never destroyed). The reports are dmaguard's
+ * ("pool NAME: bad free of ...; not applied"), checked by the spec.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-direct.h>
+#include <linux/dmapool.h>
+#include <linux/iommu.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include "dg_test_dev.h"
+
+#define DGIT_SIZE	64
+
+static struct dg_test_dev dgit_tdev;
+static struct dg_ktap dgit_ktap;
+
+struct dgit_blk {
+	void *v;
+	dma_addr_t d;
+};
+
+/*
+ * Allocate three pages' worth of blocks and check them (distinct, aligned,
+ * not @bad, DMA address matching without an IOMMU), then free them.
+ * Return: whether the pool is whole.
+ */
+static bool dgit_pool_whole(struct dma_pool *pool, const void *bad)
+{
+	struct device *dev = dgit_tdev.dev;
+	unsigned int n = 3 * (PAGE_SIZE / DGIT_SIZE), i, j, budget = 3;
+	struct dgit_blk *b;
+	bool ok = true;
+
+	b = kcalloc(n, sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return false;
+	for (i = 0; i < n && ok; i++) {
+		b[i].v = dma_pool_alloc(pool, GFP_KERNEL, &b[i].d);
+		DG_EXPECT(ok, budget, b[i].v, "allocation %u failed", i);
+		if (!b[i].v)
+			break;
+		DG_EXPECT(ok, budget, IS_ALIGNED((unsigned long)b[i].v,
+						 DGIT_SIZE),
+			  "block %p not aligned", b[i].v);
+		DG_EXPECT(ok, budget, b[i].v != bad,
+			  "the bad free's address %p came back", bad);
+		DG_EXPECT(ok, budget, device_iommu_mapped(dev) ||
+			  b[i].d == phys_to_dma(dev, virt_to_phys(b[i].v)),
+			  "block %p: dma %pad does not match", b[i].v, &b[i].d);
+		for (j = 0; j < i; j++)
+			DG_EXPECT(ok, budget, b[j].v != b[i].v,
+				  "block %p handed out twice", b[i].v);
+	}
+	/* A pool that handed out a block twice is not freed into. */
+	for (j = 0; ok && j < i; j++)
+		dma_pool_free(pool, b[j].v, b[j].d);
+	kfree(b);
+	return ok;
+}
+
+/* Make a pool, misuse it with @misuse, check it, destroy it if whole. */
+static void dgit_case(const char *name,
+		      void (*misuse)(struct dma_pool *pool, void **bad))
+{
+	struct dma_pool *pool;
+	void *bad = NULL;
+	bool ok;
+
+	pool = dma_pool_create(name, dgit_tdev.dev, DGIT_SIZE, DGIT_SIZE, 0);
+	if (!pool) {
+		dg_ktap_result(&dgit_ktap, false, name);
+		return;
+	}
+	misuse(pool, &bad);
+	ok = dgit_pool_whole(pool, bad);
+	if (ok)
+		dma_pool_destroy(pool);
+	dg_ktap_result(&dgit_ktap, ok, name);
+}
+
+static void dgit_double_free(struct dma_pool *pool, void **bad)
+{
+	dma_addr_t d;
+	void *v = dma_pool_alloc(pool, GFP_KERNEL, &d);
+
+	if (!v)
+		return;
+	dma_pool_free(pool, v, d);
+	dma_pool_free(pool, v, d);
+}
+
+static void dgit_foreign_free(struct dma_pool *pool, void **bad)
+{
+	void *v = kmalloc(DGIT_SIZE, GFP_KERNEL);
+
+	if (!v)
+		return;
+	dma_pool_free(pool, v, virt_to_phys(v));
+	*bad = v;
+	/* never handed out: compared by address only, after this free */
+	kfree(v);
+}
+
+static void dgit_interior_free(struct dma_pool *pool, void **bad)
+{
+	dma_addr_t d;
+	void *v = dma_pool_alloc(pool, GFP_KERNEL, &d);
+
+	if (!v)
+		return;
+	dma_pool_free(pool, v + DGIT_SIZE / 2, d + DGIT_SIZE / 2);
+	*bad = v + DGIT_SIZE / 2;
+	dma_pool_free(pool, v, d);
+}
+
+static int __init dgit_init(void)
+{
+	int ret;
+
+	ret = dg_test_dev_get(&dgit_tdev, "dmaguard_inplace_test");
+	if (ret)
+		return ret;
+	dg_ktap_begin(&dgit_ktap, 3);
+	dg_test_dev_describe(&dgit_tdev);
+	dgit_case("dgit_double_free", dgit_double_free);
+	dgit_case("dgit_foreign_free", dgit_foreign_free);
+	dgit_case("dgit_interior_free", dgit_interior_free);
+	pr_info("# %u of %u cases failed\n", dgit_ktap.failed, dgit_ktap.n);
+	dg_test_dev_put(&dgit_tdev);
+	return 0;
+}
+
+static void __exit dgit_exit(void)
+{
+}
+
+module_init(dgit_init);
+module_exit(dgit_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Misuse of the kernel's dma_pool API under dmaguard_inplace (KTAP)");
