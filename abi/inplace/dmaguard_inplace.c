@@ -6,14 +6,19 @@
  * pool: its free state lives out of line and every dma_pool_free() is
  * checked. No driver is converted or rebuilt.
  *
- * How. One ftrace_ops per exported function of mm/dmapool.c, with
- * FTRACE_OPS_FL_IPMODIFY: the callback moves the instruction pointer to
- * the function of this file, which then runs in its place with the same
- * arguments and returns to the driver. dma_pool_create() goes here on
- * every call; dma_pool_alloc(), dma_pool_free() and dma_pool_destroy()
- * only for the pools created here. A pool created before the load (a
- * built-in driver, a module loaded earlier) stays on the kernel's code for
- * its whole life: a pool never changes implementation.
+ * How. ftrace, on the four exported functions of mm/dmapool.c.
+ * dma_pool_alloc() and dma_pool_free(), the hot ones, get a direct call
+ * (register_ftrace_direct()): their first instruction calls a trampoline
+ * of this file, which looks at the pool argument and either returns into
+ * the kernel's function or drops that return and jumps to the function
+ * here, which then returns to the driver. A few instructions, where a
+ * regular ftrace_ops callback saves and restores the registers around an
+ * indirect call (measured: `make bench`, BENCH inplace). dma_pool_create()
+ * and dma_pool_destroy() get an ftrace_ops with FTRACE_OPS_FL_IPMODIFY,
+ * whose callback moves the instruction pointer the same way: every create
+ * comes here, every destroy of a pool created here. A pool created before
+ * the load (a built-in driver, a module loaded earlier) stays on the
+ * kernel's code for its whole life: a pool never changes implementation.
  *
  * Why ftrace and not livepatch. The requirement is that nothing can take
  * the redirect away while a pool created here exists, since the kernel's
@@ -48,11 +53,16 @@
 #include <linux/platform_device.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/version.h>
+#include <asm/ibt.h>
+#include <asm/linkage.h>
+#include <asm/nospec-branch.h>
+#include <asm/unwind_hints.h>
 #include <dmaguard/dmaguard.h>
 
 DMAGUARD_IMPORT_NS();
 
-/* Up to 6.6 the ftrace_regs accessors had older names. */
+/* 6.1 names the ftrace_regs accessors differently. */
 #ifndef ftrace_regs_set_instruction_pointer
 #define ftrace_regs_set_instruction_pointer(fregs, ip) \
 	ftrace_instruction_pointer_set(fregs, ip)
@@ -60,6 +70,17 @@ DMAGUARD_IMPORT_NS();
 #ifndef ftrace_regs_get_argument
 #define ftrace_regs_get_argument(fregs, n) \
 	regs_get_kernel_argument(&(fregs)->regs, n)
+#endif
+/* Up to 6.5 the direct calls of an ftrace_ops had a _multi suffix. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+#define register_ftrace_direct(ops, addr) \
+	register_ftrace_direct_multi(ops, addr)
+#define unregister_ftrace_direct(ops, addr, free_filters) \
+	((void)(free_filters), unregister_ftrace_direct_multi(ops, addr))
+#endif
+/* 6.1 has no call depth tracking to account for. */
+#ifndef CALL_DEPTH_ACCOUNT
+#define CALL_DEPTH_ACCOUNT ""
 #endif
 
 /*
@@ -226,19 +247,6 @@ err_put:
 	return NULL;
 }
 
-static void *dgip_dma_pool_alloc(struct dma_pool *pool, gfp_t mem_flags,
-				 dma_addr_t *handle)
-{
-	return dmaguard_pool_alloc(to_dgip(pool)->pool, mem_flags, handle);
-}
-
-/* Misuse is dmaguard's to catch: reported once per pool, not applied. */
-static void dgip_dma_pool_free(struct dma_pool *pool, void *vaddr,
-			       dma_addr_t dma)
-{
-	dmaguard_pool_free(to_dgip(pool)->pool, vaddr, dma);
-}
-
 static void dgip_dma_pool_destroy(struct dma_pool *pool)
 {
 	struct dgip_pool *p = to_dgip(pool);
@@ -258,14 +266,57 @@ static void dgip_dma_pool_destroy(struct dma_pool *pool)
 	module_put(THIS_MODULE);
 }
 
+/*
+ * The direct-call trampolines of dma_pool_alloc() and dma_pool_free(),
+ * called by the first instruction of the kernel's function, the pool in
+ * %rdi, the return into the kernel's function on top of the stack. A pool
+ * created here: drop that return, put its dmaguard pool in %rdi and jump
+ * to dmaguard_pool_alloc() or dmaguard_pool_free(), which take the same
+ * other arguments and return to the driver (misuse is theirs to catch:
+ * reported once per pool, not applied). Any other pool: return into the
+ * kernel's function.
+ * %r11 is free at a function's entry (not an argument register). After
+ * the drop the stack is that of a function's entry (UNWIND_HINT_FUNC, for
+ * objtool and the ORC unwinder). Call depth tracking counts the call only
+ * on the path that returns.
+ */
+#define DGIP_POOL_OFFSET	8
+static_assert(offsetof(struct dgip_pool, pool) == DGIP_POOL_OFFSET);
+
+#define DGIP_TRAMPOLINE(fn)						\
+	asm(".pushsection .text, \"ax\", @progbits\n"			\
+	    ".type dgip_" #fn "_tramp, @function\n"			\
+	    "dgip_" #fn "_tramp:\n"					\
+	    ASM_ENDBR							\
+	    "testq %rdi, %rdi\n"					\
+	    "jz 1f\n"							\
+	    "movabsq $" __stringify(DGIP_POOL_MAGIC) ", %r11\n"	\
+	    "cmpq %r11, (%rdi)\n"					\
+	    "jne 1f\n"							\
+	    "addq $8, %rsp\n"						\
+	    "movq " __stringify(DGIP_POOL_OFFSET) "(%rdi), %rdi\n"	\
+	    UNWIND_HINT_FUNC						\
+	    "jmp dmaguard_" #fn "\n"					\
+	    "1:\n"							\
+	    CALL_DEPTH_ACCOUNT						\
+	    ASM_RET							\
+	    ".size dgip_" #fn "_tramp, .-dgip_" #fn "_tramp\n"		\
+	    ".popsection\n")
+
+DGIP_TRAMPOLINE(pool_alloc);
+DGIP_TRAMPOLINE(pool_free);
+void dgip_pool_alloc_tramp(void);
+void dgip_pool_free_tramp(void);
+
 /**
  * struct dgip_redirect - one function of mm/dmapool.c redirected here
  * @ops: its ftrace_ops
  * @name: the function, for messages
  * @from: its address
- * @to: what runs in its place
- * @every_call: every call is redirected (create); otherwise only those
- *	whose first argument is a pool created here
+ * @to: the trampoline (@direct) or the function that runs in its place
+ * @direct: a direct call to @to; otherwise an ftrace_ops callback
+ * @every_call: the callback redirects every call (create); otherwise only
+ *	those whose first argument is a pool created here
  * @registered: @ops is registered
  */
 struct dgip_redirect {
@@ -273,6 +324,7 @@ struct dgip_redirect {
 	const char *name;
 	unsigned long from;
 	unsigned long to;
+	bool direct;
 	bool every_call;
 	bool registered;
 };
@@ -287,7 +339,19 @@ static void notrace dgip_redirect_fn(unsigned long ip, unsigned long parent_ip,
 		ftrace_regs_set_instruction_pointer(fregs, r->to);
 }
 
-#define DGIP_REDIRECT(fn, every)					\
+#define DGIP_DIRECT(fn)							\
+	{								\
+		.name = "dma_" #fn,					\
+		.from = (unsigned long)dma_##fn,			\
+		.to = (unsigned long)dgip_##fn##_tramp,			\
+		.direct = true,						\
+	}
+
+/*
+ * FTRACE_OPS_FL_PERMANENT: while any is registered, the ftrace_enabled
+ * sysctl cannot switch the call sites off (the direct calls included).
+ */
+#define DGIP_CALLBACK(fn, every)					\
 	{								\
 		.name = #fn,						\
 		.from = (unsigned long)fn,				\
@@ -305,10 +369,10 @@ static void notrace dgip_redirect_fn(unsigned long ip, unsigned long parent_ip,
  * redirected last, once the calls on the pools it makes already are.
  */
 static struct dgip_redirect dgip_redirects[] = {
-	DGIP_REDIRECT(dma_pool_alloc, false),
-	DGIP_REDIRECT(dma_pool_free, false),
-	DGIP_REDIRECT(dma_pool_destroy, false),
-	DGIP_REDIRECT(dma_pool_create, true),
+	DGIP_DIRECT(pool_alloc),
+	DGIP_DIRECT(pool_free),
+	DGIP_CALLBACK(dma_pool_destroy, false),
+	DGIP_CALLBACK(dma_pool_create, true),
 };
 
 static void dgip_unregister(void)
@@ -320,8 +384,11 @@ static void dgip_unregister(void)
 
 		if (!r->registered)
 			continue;
-		unregister_ftrace_function(&r->ops);
-		ftrace_set_filter_ip(&r->ops, r->from, 1, 0);
+		if (r->direct)
+			unregister_ftrace_direct(&r->ops, r->to, false);
+		else
+			unregister_ftrace_function(&r->ops);
+		ftrace_free_filter(&r->ops);
 		r->registered = false;
 	}
 }
@@ -335,9 +402,12 @@ static int dgip_register(void)
 
 		err = ftrace_set_filter_ip(&r->ops, r->from, 0, 0);
 		if (!err) {
-			err = register_ftrace_function(&r->ops);
+			if (r->direct)
+				err = register_ftrace_direct(&r->ops, r->to);
+			else
+				err = register_ftrace_function(&r->ops);
 			if (err)
-				ftrace_set_filter_ip(&r->ops, r->from, 1, 0);
+				ftrace_free_filter(&r->ops);
 		}
 		if (err) {
 			pr_err("cannot redirect %s: %d\n", r->name, err);
