@@ -626,6 +626,18 @@ nvme_bench() {
 			       kb[1], kb[2], n, median(S, n), median(D, n), median(R, n),
 			       ratio, rebuild, lo, hi,
 			       (ratio >= lo && ratio <= hi) ? "inside" : "outside"
+			# the stock driver with dmaguard_inplace.ko loaded
+			m = 0; delete I; delete ir
+			for (r = 1; r <= rounds[k]; r++) {
+				s = t[k, r, "stock"]; p = t[k, r, "inplace"]
+				if (s == "" || p == "" || s <= 0) continue
+				m++; I[m] = p; ir[m] = p / s
+			}
+			if (!m) continue
+			ratio = median(ir, m)
+			printf "BENCH nvme-inplace kernel=%s backend=%s rounds=%d inplace_s=%.2f ratio=%.3f rebuild_min=%.3f rebuild_max=%.3f noise=%s\n",
+			       kb[1], kb[2], m, median(I, m), ratio, lo, hi,
+			       (ratio >= lo && ratio <= hi) ? "inside" : "outside"
 		}
 	}' "$out/nvme.bench" | tee -a "$out/nvme.bench" | awk "$awk_val"'
 	$2 == "nvme" {
@@ -638,6 +650,17 @@ nvme_bench() {
 		       val("kernel"), val("backend"), val("rounds"), val("stock_s"),
 		       val("dmaguard_s"), val("rebuild_s"), val("ratio"),
 		       val("rebuild_ratio"), val("rebuild_min"), val("rebuild_max"), val("noise")
+	}
+	$2 == "nvme-inplace" {
+		inplace[++ni] = sprintf("%-24s %-13s %6s %9s %7s %7s-%-7s %s the noise floor",
+			val("kernel"), val("backend"), val("rounds"), val("inplace_s"),
+			val("ratio"), val("rebuild_min"), val("rebuild_max"), val("noise"))
+	}
+	END {
+		if (!ni) exit
+		printf "\nNVMe: the stock driver with dmaguard_inplace.ko loaded (its pools served by dmaguard), against it without\n"
+		printf "%-24s %-13s %6s %9s %7s %15s %s\n", "kernel", "backend", "rounds", "inplace", "ratio", "rebuild range", "in place is"
+		for (i = 1; i <= ni; i++) print inplace[i]
 	}' | tee "$out/nvme.txt"
 	echo
 	return $rc

@@ -43,6 +43,7 @@ PACKAGES=(
 	# and the DKMS packaging check.
 	gnuplot-nox chromium dkms
 	python3-sphinx	# make docs: the API reference
+	initramfs-tools	# check-dkms: the early-load files of dmaguard_inplace.ko
 )
 
 die() { echo "deps: error: $*" >&2; exit 1; }

@@ -12,7 +12,9 @@
 #                        keeps Module.symvers); prints its path
 #   dkms.sh check        the check-dkms group: version agreement, `dkms
 #                        build` for every Debian kernel in a throw-away
-#                        DKMS tree, modinfo of each built module, and the
+#                        DKMS tree, modinfo of each built module, an
+#                        initramfs made with the early-load files of
+#                        dmaguard_inplace.ko (initramfs_ok), and the
 #                        planted failures that prove those checks fire;
 #                        "ok - ..."/"not ok - ..." lines on stdout, details
 #                        on stderr, exit 1 if any case failed
@@ -38,7 +40,8 @@ header=abi/include/dmaguard/dmaguard.h
 # The shipped files, relative to the repository root.
 shipped_files() {
 	(cd "$top" && git ls-files --cached --others --exclude-standard -- \
-		dkms.conf Kbuild scripts/dkms-post-build.sh ':(glob)c-core/*.[ch]' \
+		dkms.conf Kbuild scripts/dkms-post-build.sh scripts/dkms-inplace.sh \
+		':(glob)c-core/*.[ch]' ':(glob)abi/inplace/boot/**' \
 		':(glob)c-core/platform/kernel/*.[ch]' \
 		':(glob)abi/include/dmaguard/*.h' ':(glob)abi/shim/*.[ch]' \
 		':(glob)abi/inplace/*.[ch]') |
@@ -115,6 +118,45 @@ dkms_build() {
 	mod=$(find "$t/var/dmaguard/$ver/$kver" -path '*/module/dmaguard.ko*' | head -n1)
 	[ -n "$mod" ] || { echo "no dmaguard.ko under $t/var" >> "$t.log"; return 1; }
 	echo "$mod"
+}
+
+# initramfs_ok PKG KVER DIR: what a package tree PKG's POST_INSTALL puts in
+# place (scripts/dkms-inplace.sh under ROOT=DIR/root, on a copy of this
+# host's initramfs-tools configuration, MODULES=list: the hook alone must
+# bring the modules) makes an initramfs for KVER, with the modules DKMS
+# built for KVER in this check's tree added to KVER's module directory in a
+# private mount namespace (an overlay: /lib/modules is not touched). The
+# initramfs must hold dmaguard.ko, dmaguard_inplace.ko and the init-top
+# script, and run that script before udev's. Prints what it found.
+initramfs_ok() {
+	local pkg=$1 kver=$2 d=$3 ver mods order
+	ver=$(conf_version "$pkg/dkms.conf")
+	mods=$tree/$kver/var/dmaguard/$ver/$kver/$(uname -m)/module
+	rm -rf "$d"
+	mkdir -p "$d/upper" "$d/work" "$d/root/etc" "$d/x"
+	cp -r /etc/initramfs-tools "$d/root/etc/"
+	sed -i 's/^MODULES=.*/MODULES=list/' "$d/root/etc/initramfs-tools/initramfs.conf"
+	: > "$d/root/etc/initramfs-tools/modules"
+	(cd "$pkg" && ROOT=$d/root scripts/dkms-inplace.sh install "$kver") || return 1
+	unshare -m sh -ec "
+		mount -t overlay overlay -o lowerdir=/lib/modules/$kver,upperdir=$d/upper,workdir=$d/work /lib/modules/$kver
+		mkdir -p /lib/modules/$kver/updates/dkms
+		cp $mods/dmaguard.ko* $mods/dmaguard_inplace.ko* /lib/modules/$kver/updates/dkms/
+		depmod $kver
+		mkinitramfs -d $d/root/etc/initramfs-tools -o $d/initrd.img $kver" \
+		> "$d.log" 2>&1 || return 1
+	lsinitramfs "$d/initrd.img" > "$d/list" || return 1
+	grep -q '/updates/dkms/dmaguard\.ko$' "$d/list" &&
+		grep -q '/updates/dkms/dmaguard_inplace\.ko$' "$d/list" &&
+		grep -qx 'scripts/init-top/dmaguard_inplace' "$d/list" || return 1
+	unmkinitramfs "$d/initrd.img" "$d/x" >> "$d.log" 2>&1 || return 1
+	order=$(sed -n 's|^/scripts/init-top/\([^ ]*\) .*|\1|p' \
+		"$(find "$d/x" -path '*/scripts/init-top/ORDER' | head -n1)" | paste -sd' ' -)
+	case " $order " in
+	*" dmaguard_inplace "*" udev "*) ;;
+	*) echo "init-top order: $order" >> "$d.log"; return 1 ;;
+	esac
+	echo "dmaguard.ko, dmaguard_inplace.ko and init-top/dmaguard_inplace (before udev: $order)"
 }
 
 # An uncompressed copy of module $1 at $2.
@@ -231,6 +273,12 @@ cmd_check() {
 		else
 			notok "dkms/modinfo/$kver"
 		fi
+		if what=$(initramfs_ok "$pkg" "$kver" "$tree/$kver.initramfs"); then
+			ok "dkms/initramfs/$kver: $what"
+		else
+			tail -n 20 "$tree/$kver.initramfs.log" >&2 || true
+			notok "dkms/initramfs/$kver: the early-load files do not put dmaguard_inplace.ko first in a regenerated initramfs (log $tree/$kver.initramfs.log)"
+		fi
 	done
 	[ -n "$first" ] || { notok "dkms: no Debian kernel"; return; }
 
@@ -251,6 +299,14 @@ cmd_check() {
 		notok "dkms/planted/test-hooks-shipped: dg_test_hooks.c passed the source check"
 	else
 		ok "dkms/planted/test-hooks-shipped: dg_test_hooks.c fails the source check"
+	fi
+	cp -r "$pkg" "$planted/initramfs"
+	sed -i '/^manual_add_modules/d' \
+		"$planted/initramfs/abi/inplace/boot/initramfs-tools/hooks/dmaguard_inplace"
+	if initramfs_ok "$planted/initramfs" "$first" "$planted/initramfs-tree" >/dev/null; then
+		notok "dkms/planted/initramfs-hook: a hook that adds no module passed the initramfs check"
+	else
+		ok "dkms/planted/initramfs-hook: a hook that adds no module fails the initramfs check"
 	fi
 	cp -r "$pkg" "$planted/location"
 	sed -i 's/^BUILT_MODULE_LOCATION\[0\]=.*/BUILT_MODULE_LOCATION[0]="c-core\/"/' \
