@@ -14,8 +14,10 @@ linux-source-6.12, 6.1: linux-source-6.1), into build/vm-ko/<kver>/:
             nvme-stock.ko     Debian's module, and the stock modules it needs
                               (nvme-core.ko, ...), decompressed
   xhci/     xhci-hcd-dmaguard.ko, xhci-pci-dmaguard.ko (xhci-pci rebuilt:
-            converting xhci-hcd changes its export CRCs), and Debian's
-            usbcore, usb-storage, SCSI and sd modules (6.12 only)
+            converting xhci-hcd changes its export CRCs), Debian's
+            xhci-hcd-stock.ko and xhci-pci-stock.ko (for
+            dmaguard_inplace.ko), and its usbcore, usb-storage, SCSI and
+            sd modules (6.12 only)
 
 The debug kernel (scripts/kernel/debug.config has the block layer and
 NVMe for this) gets the nvme set too, from the source tree it was built
@@ -46,7 +48,7 @@ SETS = {
     "xhci": ("drivers/usb/host", ["xhci-hcd", "xhci-pci"],
              {"xhci-hcd": "xhci-hcd-dmaguard",
               "xhci-pci": "xhci-pci-dmaguard"},
-             ["usbcore", "usb-storage", "sd_mod"], ("6.12",)),
+             ["usbcore", "usb-storage", "sd_mod", "xhci-pci"], ("6.12",)),
 }
 
 
