@@ -40,8 +40,12 @@
  * memory that no device can reach. The check reads that one word.
  *
  * Locking: dgip_lock (a mutex) guards the list of devices and their pool
- * lists, taken by create, destroy and the readers of the pools files; the
- * allocation and free paths never take it.
+ * lists; the readers of the pools files take it. dgip_reg_lock, outside
+ * it, serialises create and destroy, and is held while they make or
+ * remove a device's sysfs pools file: the removal waits for readers inside
+ * the file's show(), so it must not hold what show() takes (the kernel's
+ * mm/dmapool.c has the same pair). The allocation and free paths take
+ * neither.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -125,6 +129,7 @@ struct dgip_pool {
 
 static LIST_HEAD(dgip_devs);
 static DEFINE_MUTEX(dgip_lock);
+static DEFINE_MUTEX(dgip_reg_lock);
 static struct dentry *dgip_debugfs;
 
 static bool dgip_owns(unsigned long pool)
@@ -169,19 +174,30 @@ static ssize_t pools_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(pools);
 
-/* Called with dgip_lock held: @dev's entry, made on its first pool. */
-static struct dgip_dev *dgip_dev_get(struct device *dev)
+/*
+ * Called with dgip_reg_lock held: @p joins its device's entry, made on its
+ * first pool, with the device's pools file. Return: 0 or an error.
+ */
+static int dgip_dev_add(struct dgip_pool *p, struct device *dev)
 {
 	struct dgip_dev *d;
 	int err;
 
-	lockdep_assert_held(&dgip_lock);
-	list_for_each_entry(d, &dgip_devs, node)
-		if (d->dev == dev)
-			return d;
+	lockdep_assert_held(&dgip_reg_lock);
+	mutex_lock(&dgip_lock);
+	list_for_each_entry(d, &dgip_devs, node) {
+		if (d->dev == dev) {
+			p->ddev = d;
+			list_add_tail(&p->node, &d->pools);
+			mutex_unlock(&dgip_lock);
+			return 0;
+		}
+	}
+	mutex_unlock(&dgip_lock);
+
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
-		return NULL;
+		return -ENOMEM;
 	d->dev = dev;
 	INIT_LIST_HEAD(&d->pools);
 	/*
@@ -193,22 +209,35 @@ static struct dgip_dev *dgip_dev_get(struct device *dev)
 		err = device_create_file(dev, &dev_attr_pools);
 		if (err && err != -EEXIST) {
 			kfree(d);
-			return NULL;
+			return err;
 		}
 		d->pools_file = !err;
 	}
+	p->ddev = d;
+	mutex_lock(&dgip_lock);
+	list_add_tail(&p->node, &d->pools);
 	list_add_tail(&d->node, &dgip_devs);
-	return d;
+	mutex_unlock(&dgip_lock);
+	return 0;
 }
 
-static void dgip_dev_put(struct dgip_dev *d)
+/* Called with dgip_reg_lock held: @p leaves its device's entry. */
+static void dgip_dev_del(struct dgip_pool *p)
 {
-	lockdep_assert_held(&dgip_lock);
-	if (!list_empty(&d->pools))
+	struct dgip_dev *d = p->ddev;
+	bool last;
+
+	lockdep_assert_held(&dgip_reg_lock);
+	mutex_lock(&dgip_lock);
+	list_del(&p->node);
+	last = list_empty(&d->pools);
+	if (last)
+		list_del(&d->node);
+	mutex_unlock(&dgip_lock);
+	if (!last)
 		return;
 	if (d->pools_file)
 		device_remove_file(d->dev, &dev_attr_pools);
-	list_del(&d->node);
 	kfree(d);
 }
 
@@ -231,15 +260,13 @@ static struct dma_pool *dgip_dma_pool_create(const char *name,
 	if (!p->pool)
 		goto err_free;
 	strscpy(p->name, name, sizeof(p->name));
-	mutex_lock(&dgip_lock);
-	p->ddev = dgip_dev_get(dev);
-	if (!p->ddev) {
-		mutex_unlock(&dgip_lock);
+	mutex_lock(&dgip_reg_lock);
+	if (dgip_dev_add(p, dev)) {
+		mutex_unlock(&dgip_reg_lock);
 		dmaguard_pool_destroy(p->pool);
 		goto err_free;
 	}
-	list_add_tail(&p->node, &p->ddev->pools);
-	mutex_unlock(&dgip_lock);
+	mutex_unlock(&dgip_reg_lock);
 	p->magic = DGIP_POOL_MAGIC;
 	return (struct dma_pool *)p;
 
@@ -254,10 +281,9 @@ static void dgip_dma_pool_destroy(struct dma_pool *pool)
 {
 	struct dgip_pool *p = to_dgip(pool);
 
-	mutex_lock(&dgip_lock);
-	list_del(&p->node);
-	dgip_dev_put(p->ddev);
-	mutex_unlock(&dgip_lock);
+	mutex_lock(&dgip_reg_lock);
+	dgip_dev_del(p);
+	mutex_unlock(&dgip_reg_lock);
 	dmaguard_pool_destroy(p->pool);
 	p->magic = 0;
 	kfree(p);

@@ -12,6 +12,11 @@
  * control: without dmaguard_inplace.ko the double-free case fails (and its
  * pool is leaked, never destroyed). The reports are dmaguard's
  * ("pool NAME: bad free of ...; not applied"), checked by the spec.
+ *
+ * With churn=N, instead: one case that creates, uses and destroys a pool
+ * on the test device N times, each the device's only one, so that each
+ * create makes its sysfs "pools" file and each destroy removes it, while
+ * the spec reads that file in a loop (the destroy racing the reader).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,6 +28,10 @@
 #include "dg_test_dev.h"
 
 #define DGIT_SIZE	64
+
+static unsigned int churn;
+module_param(churn, uint, 0444);
+MODULE_PARM_DESC(churn, "Create and destroy a pool this many times instead");
 
 static struct dg_test_dev dgit_tdev;
 static struct dg_ktap dgit_ktap;
@@ -126,6 +135,30 @@ static void dgit_interior_free(struct dma_pool *pool, void **bad)
 	dma_pool_free(pool, v, d);
 }
 
+static void dgit_churn(void)
+{
+	unsigned int i, budget = 3;
+	struct dma_pool *pool;
+	bool ok = true;
+	dma_addr_t d;
+	void *v;
+
+	for (i = 0; i < churn && ok; i++) {
+		pool = dma_pool_create("dgit_churn", dgit_tdev.dev, DGIT_SIZE,
+				       DGIT_SIZE, 0);
+		DG_EXPECT(ok, budget, pool, "create %u failed", i);
+		if (!pool)
+			break;
+		v = dma_pool_alloc(pool, GFP_KERNEL, &d);
+		DG_EXPECT(ok, budget, v, "allocation %u failed", i);
+		if (v)
+			dma_pool_free(pool, v, d);
+		dma_pool_destroy(pool);
+	}
+	pr_info("# %u creates and destroys\n", i);
+	dg_ktap_result(&dgit_ktap, ok, "dgit_churn");
+}
+
 static int __init dgit_init(void)
 {
 	int ret;
@@ -133,11 +166,15 @@ static int __init dgit_init(void)
 	ret = dg_test_dev_get(&dgit_tdev, "dmaguard_inplace_test");
 	if (ret)
 		return ret;
-	dg_ktap_begin(&dgit_ktap, 3);
+	dg_ktap_begin(&dgit_ktap, churn ? 1 : 3);
 	dg_test_dev_describe(&dgit_tdev);
-	dgit_case("dgit_double_free", dgit_double_free);
-	dgit_case("dgit_foreign_free", dgit_foreign_free);
-	dgit_case("dgit_interior_free", dgit_interior_free);
+	if (churn) {
+		dgit_churn();
+	} else {
+		dgit_case("dgit_double_free", dgit_double_free);
+		dgit_case("dgit_foreign_free", dgit_foreign_free);
+		dgit_case("dgit_interior_free", dgit_interior_free);
+	}
 	pr_info("# %u of %u cases failed\n", dgit_ktap.failed, dgit_ktap.n);
 	dg_test_dev_put(&dgit_tdev);
 	return 0;
