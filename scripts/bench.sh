@@ -19,7 +19,10 @@
 #                     -smp 1 boots run the six single-CPU rows (kernel
 #                     dma_pool vs dmaguard, dmapool_test protocol; BENCH
 #                     pool lines, a geomean line and a table per kernel and
-#                     backend) and the multi-CPU measurement on one CPU;
+#                     backend), mainline's own mm/dmapool_test.c unchanged,
+#                     converted, and with dmaguard_inplace.ko loaded (BENCH
+#                     mainline and BENCH inplace lines; mainline_step) and
+#                     the multi-CPU measurement on one CPU;
 #                     -smp 2 the multi-CPU measurement (every CPU on one
 #                     shared pool; BENCH pool-mt lines and one table).
 #                     One boot at a time.
@@ -42,8 +45,10 @@
 #   bench.sh nvme     the kernel's NVMe driver: for every Debian kernel,
 #                     boot tests/vm/bench/nvme.vmtest direct and under the
 #                     strict Intel IOMMU: Debian's module, the same driver
-#                     converted to dmaguard and its unconverted rebuild
-#                     (make vm-drivers) take turns, NVME_ROUNDS rounds
+#                     converted to dmaguard, its unconverted rebuild
+#                     (make vm-drivers) and Debian's module with
+#                     dmaguard_inplace.ko loaded (BENCH nvme-inplace) take
+#                     turns, NVME_ROUNDS rounds
 #                     (default 5) of NVME_MIB MiB (default 32) O_DIRECT
 #                     writes and reads; medians, ratio = converted / stock
 #                     beside the rebuild's ratio, the noise floor (BENCH

@@ -3,13 +3,16 @@
 # Benchmarks, not tests (scripts/bench.sh says what each one measures):
 #   make bench          all of the below but the profiles
 #   make bench-vm       kernel dma_pool vs dmaguard in TCG boots: per kernel,
-#                       direct and IOMMU backend, 1, 2 and 4 vCPUs (one
-#                       CPU: dmapool_test rows; all CPUs on one pool: pool-mt)
+#                       direct and IOMMU backend, 1 and 2 vCPUs (one CPU:
+#                       dmapool_test rows, and mainline's dmapool_test
+#                       converted and with dmaguard_inplace.ko; all CPUs
+#                       on one pool: pool-mt)
 #   make bench-native   dmaguard's core vs the in-band reference pool,
 #                       natively, plus callgrind instruction counts; the
 #                       pin cache's hit path vs a locked interval tree
 #   make bench-nvme     the kernel's NVMe driver: stock vs converted vs
-#                       its unconverted rebuild, one boot per kernel and
+#                       its unconverted rebuild vs stock with
+#                       dmaguard_inplace.ko, one boot per kernel and
 #                       backend (NVME_ROUNDS, NVME_MIB)
 #   make bench-inkernel the kernel's own dma_pool hardened by the series of
 #                       `make kernel-series` vs the same 6.12 without it:
