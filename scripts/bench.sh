@@ -348,6 +348,17 @@ mainline_report() {
 	sed -e 's/\r$//' -e '/^DMAGUARD-VM: dmesg begin/,$d' "$3" |
 		grep -a '^BENCHVM: mainline ' | tr ':' ' ' |
 	awk -v kver="$1" -v backend="$2" "$awk_median"'
+	# Per row, the median of @pool (m[i]) and its ratio to the kernel
+	# (q[i], k[i] the kernel'"'"'s), the rows over 1.00 (over); the geomean.
+	function ratios(pool,   i, logsum) {
+		over = 0
+		for (i = 1; i <= n; i++) {
+			m[i] = median(t[order[i], pool]); q[i] = m[i] / k[i]
+			logsum += log(q[i])
+			if (q[i] > 1.0005) over++
+		}
+		return exp(logsum / n)
+	}
 	# BENCHVM  mainline pool=P rep=R size S align A blocks B time T
 	{
 		pool = substr($3, 6); row = $6 "/" $8
@@ -358,14 +369,14 @@ mainline_report() {
 	END {
 		if (!n) { print "bench: no output of mainline dmapool_test for " kver " " backend; exit 0 }
 		tgt = kver ~ /^6\.12\./
+		for (i = 1; i <= n; i++)
+			k[i] = median(t[order[i], "kernel"])
+		g = ratios("dmaguard")
 		for (i = 1; i <= n; i++) {
 			row = order[i]
-			k[i] = median(t[row, "kernel"]); d[i] = median(t[row, "dmaguard"])
-			r[i] = d[i] / k[i]; logsum += log(r[i])
-			if (r[i] > 1.0005) over++
 			split(row, sa, "/")
 			printf "BENCH mainline kernel=%s backend=%s size=%s align=%s blocks=%s kernel_us=%s dmaguard_us=%s ratio=%.3f\n",
-			       kver, backend, sa[1], sa[2], blocks[row], k[i], d[i], r[i]
+			       kver, backend, sa[1], sa[2], blocks[row], k[i], m[i], q[i]
 		}
 		printf "\n%s, %s backend, 1 CPU: mainline mm/dmapool_test.c, unchanged (kernel) and converted by\n", kver, backend
 		printf "semantic-patches/dma_pool-to-dmaguard.cocci (dmaguard), loaded alternately in one boot\n"
@@ -373,10 +384,9 @@ mainline_report() {
 		       "dmaguard_us", "ratio", "loads", "kernel / dmaguard load times (us)"
 		for (i = 1; i <= n; i++) {
 			row = order[i]
-			printf "%10s %7s %9s %11s %6.3f %5s  %s / %s\n", row, blocks[row], k[i], d[i], r[i],
+			printf "%10s %7s %9s %11s %6.3f %5s  %s / %s\n", row, blocks[row], k[i], m[i], q[i],
 			       nrep[row, "kernel"] "+" nrep[row, "dmaguard"], t[row, "kernel"], t[row, "dmaguard"]
 		}
-		g = exp(logsum / n)
 		printf "%10s %7s %9s %11s %6.3f\n", "", "", "", "geomean", g
 		printf "claim (mainline dmapool_test, %s %s): every row <= 1.00: %s (%d over)",
 		       kver, backend, over ? "MISSED" : "met", over
@@ -386,14 +396,9 @@ mainline_report() {
 		if (!nrep[order[1], "inplace"])
 			exit 0
 		# the unchanged test with dmaguard_inplace.ko loaded
-		logsum = 0; over = 0
-		for (i = 1; i <= n; i++) {
-			row = order[i]
-			p[i] = median(t[row, "inplace"]); q[i] = p[i] / k[i]; logsum += log(q[i])
-			if (q[i] > 1.0005) over++
-			printf "BENCH inplace kernel=%s backend=%s row=%s ratio=%.3f\n", kver, backend, row, q[i]
-		}
-		g = exp(logsum / n)
+		g = ratios("inplace")
+		for (i = 1; i <= n; i++)
+			printf "BENCH inplace kernel=%s backend=%s row=%s ratio=%.3f\n", kver, backend, order[i], q[i]
 		printf "BENCH inplace kernel=%s backend=%s geomean=%.3f\n", kver, backend, g
 		printf "\n%s, %s backend, 1 CPU: the same unchanged test with dmaguard_inplace.ko loaded\n", kver, backend
 		printf "(the kernel'"'"'s own dma_pool_*() served by dmaguard), against it without, same boot\n"
@@ -401,7 +406,7 @@ mainline_report() {
 		       "inplace_us", "ratio", "loads", "inplace load times (us)"
 		for (i = 1; i <= n; i++) {
 			row = order[i]
-			printf "%10s %7s %9s %10s %6.3f %5s  %s\n", row, blocks[row], k[i], p[i], q[i],
+			printf "%10s %7s %9s %10s %6.3f %5s  %s\n", row, blocks[row], k[i], m[i], q[i],
 			       nrep[row, "inplace"], t[row, "inplace"]
 		}
 		printf "%10s %7s %9s %10s %6.3f\n", "", "", "", "geomean", g

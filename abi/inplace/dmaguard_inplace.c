@@ -142,6 +142,18 @@ static struct dgip_pool *to_dgip(struct dma_pool *pool)
 	return (struct dgip_pool *)pool;
 }
 
+/* Called with dgip_lock held: @dev's entry, or NULL. */
+static struct dgip_dev *dgip_dev_find(struct device *dev)
+{
+	struct dgip_dev *d;
+
+	lockdep_assert_held(&dgip_lock);
+	list_for_each_entry(d, &dgip_devs, node)
+		if (d->dev == dev)
+			return d;
+	return NULL;
+}
+
 /* The device's sysfs "pools" file, in the kernel's format. */
 static ssize_t pools_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
@@ -153,9 +165,8 @@ static ssize_t pools_show(struct device *dev, struct device_attribute *attr,
 
 	size = sysfs_emit(buf, "poolinfo - 0.1\n");
 	mutex_lock(&dgip_lock);
-	list_for_each_entry(d, &dgip_devs, node) {
-		if (d->dev != dev)
-			continue;
+	d = dgip_dev_find(dev);
+	if (d) {
 		list_for_each_entry(p, &d->pools, node) {
 			st.sz = sizeof(st);
 			if (dmaguard_pool_get_stats(p->pool, &st))
@@ -185,15 +196,14 @@ static int dgip_dev_add(struct dgip_pool *p, struct device *dev)
 
 	lockdep_assert_held(&dgip_reg_lock);
 	mutex_lock(&dgip_lock);
-	list_for_each_entry(d, &dgip_devs, node) {
-		if (d->dev == dev) {
-			p->ddev = d;
-			list_add_tail(&p->node, &d->pools);
-			mutex_unlock(&dgip_lock);
-			return 0;
-		}
+	d = dgip_dev_find(dev);
+	if (d) {
+		p->ddev = d;
+		list_add_tail(&p->node, &d->pools);
 	}
 	mutex_unlock(&dgip_lock);
+	if (d)
+		return 0;
 
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)

@@ -20,12 +20,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/dma-direct.h>
 #include <linux/dmapool.h>
-#include <linux/iommu.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include "dg_test_dev.h"
+#include "dg_test_kpool.h"
 
 #define DGIT_SIZE	64
 
@@ -35,50 +33,6 @@ MODULE_PARM_DESC(churn, "Create and destroy a pool this many times instead");
 
 static struct dg_test_dev dgit_tdev;
 static struct dg_ktap dgit_ktap;
-
-struct dgit_blk {
-	void *v;
-	dma_addr_t d;
-};
-
-/*
- * Allocate three pages' worth of blocks and check them (distinct, aligned,
- * not @bad, DMA address matching without an IOMMU), then free them.
- * Return: whether the pool is whole.
- */
-static bool dgit_pool_whole(struct dma_pool *pool, const void *bad)
-{
-	struct device *dev = dgit_tdev.dev;
-	unsigned int n = 3 * (PAGE_SIZE / DGIT_SIZE), i, j, budget = 3;
-	struct dgit_blk *b;
-	bool ok = true;
-
-	b = kcalloc(n, sizeof(*b), GFP_KERNEL);
-	if (!b)
-		return false;
-	for (i = 0; i < n && ok; i++) {
-		b[i].v = dma_pool_alloc(pool, GFP_KERNEL, &b[i].d);
-		DG_EXPECT(ok, budget, b[i].v, "allocation %u failed", i);
-		if (!b[i].v)
-			break;
-		DG_EXPECT(ok, budget, IS_ALIGNED((unsigned long)b[i].v,
-						 DGIT_SIZE),
-			  "block %p not aligned", b[i].v);
-		DG_EXPECT(ok, budget, b[i].v != bad,
-			  "the bad free's address %p came back", bad);
-		DG_EXPECT(ok, budget, device_iommu_mapped(dev) ||
-			  b[i].d == phys_to_dma(dev, virt_to_phys(b[i].v)),
-			  "block %p: dma %pad does not match", b[i].v, &b[i].d);
-		for (j = 0; j < i; j++)
-			DG_EXPECT(ok, budget, b[j].v != b[i].v,
-				  "block %p handed out twice", b[i].v);
-	}
-	/* A pool that handed out a block twice is not freed into. */
-	for (j = 0; ok && j < i; j++)
-		dma_pool_free(pool, b[j].v, b[j].d);
-	kfree(b);
-	return ok;
-}
 
 /* Make a pool, misuse it with @misuse, check it, destroy it if whole. */
 static void dgit_case(const char *name,
@@ -94,7 +48,8 @@ static void dgit_case(const char *name,
 		return;
 	}
 	misuse(pool, &bad);
-	ok = dgit_pool_whole(pool, bad);
+	ok = dg_test_kpool_whole(pool, dgit_tdev.dev, DGIT_SIZE, bad, 1,
+				 name);
 	if (ok)
 		dma_pool_destroy(pool);
 	dg_ktap_result(&dgit_ktap, ok, name);

@@ -8,11 +8,10 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dmapool.h>
-#include <linux/dma-direct.h>
-#include <linux/iommu.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "dmaguard_scribble.h"
+#include "dg_test_kpool.h"
 
 static const char * const kp_layout_name[] = {
 	[KP_UNKNOWN] = "unknown",
@@ -43,22 +42,13 @@ static u64 kp_link(enum kp_layout lay, void *x, void *page)
 	return (u64)(x - page);
 }
 
-static bool kp_dma_ok(struct device *kdev, void *v, dma_addr_t d)
-{
-	if (device_iommu_mapped(kdev))
-		return true;	/* no 1:1 relation to check */
-	return d == phys_to_dma(kdev, virt_to_phys(v));
-}
-
 /**
  * dgs_kp_verify() - check a kernel pool after the demonstrations
  * @kp: the pool
  * @kdev: its device
  * @what: its name, for the diagnostics
  *
- * After the demonstrations: allocate three pages' worth of blocks, check
- * they are distinct, aligned, not the decoy and with matching DMA
- * addresses, free them.
+ * dg_test_kpool_whole(), with the decoy as the memory no block may lie in.
  *
  * Return: true if the pool is sound (then it may be destroyed); on false
  * the blocks stay allocated and the pool is leaked.
@@ -66,34 +56,8 @@ static bool kp_dma_ok(struct device *kdev, void *v, dma_addr_t d)
 bool dgs_kp_verify(struct dma_pool *kp, struct device *kdev,
 		   const char *what)
 {
-	unsigned int n = 3 * (PAGE_SIZE / KP_SIZE), i, j;
-	struct blk *b;
-	bool ok = true;
-
-	b = kcalloc(n, sizeof(*b), GFP_KERNEL);
-	if (!b)
-		return false;
-	for (i = 0; i < n && ok; i++) {
-		b[i].v = (unsigned long)dma_pool_alloc(kp, GFP_KERNEL, &b[i].d);
-		if (!b[i].v || (b[i].v & (KP_SIZE - 1)) ||
-		    (b[i].v >= (unsigned long)dgs_decoy &&
-		     b[i].v < (unsigned long)dgs_decoy + DGS_DECOY_SIZE) ||
-		    !kp_dma_ok(kdev, (void *)b[i].v, b[i].d)) {
-			pr_info("# %s: block %u of the check is wrong\n", what, i);
-			ok = false;
-		}
-		for (j = 0; j < i && ok; j++)
-			if (b[j].v == b[i].v) {
-				pr_info("# %s: block handed out twice in the check\n",
-					what);
-				ok = false;
-			}
-	}
-	if (ok)
-		for (i = 0; i < n; i++)
-			dma_pool_free(kp, (void *)b[i].v, b[i].d);
-	kfree(b);
-	return ok;
+	return dg_test_kpool_whole(kp, kdev, KP_SIZE, dgs_decoy,
+				   DGS_DECOY_SIZE, what);
 }
 
 /**
