@@ -10,11 +10,12 @@
 #   blk-io.sh disk NAME            print the /dev/ name of the disk whose
 #                                  device's serial (NVMe) or model (SCSI)
 #                                  starts with NAME (waits 30 s)
-#   blk-io.sh integrity DEV direct|cached MIB OFFSET_MIB
+#   blk-io.sh integrity DEV direct|cached MIB OFFSET_MIB [KIB]
 #                                  write MIB MiB of random bytes at OFFSET
 #                                  (O_DIRECT, or through the page cache,
 #                                  synced, then the cache dropped) and read
-#                                  them back the same way: same sha256
+#                                  them back the same way: same sha256;
+#                                  KIB: O_DIRECT's request size (1024)
 #   blk-io.sh busy DEV WRITERS POOLRE
 #                                  WRITERS concurrent O_DIRECT writers of
 #                                  64 KiB blocks; fails unless some sample of
@@ -28,6 +29,11 @@
 #                                  "pools" files match POOLRE
 #   blk-io.sh pools POOLRE N       exactly N pools match POOLRE and none has
 #                                  a bad free
+#   blk-io.sh attack DEV POOL      with dmaguard_driver_attack.ko loaded
+#                                  before the driver: forge a link in the
+#                                  pool POOL of DEV's device, write and read
+#                                  back 1 MiB (O_DIRECT, 64 KiB requests),
+#                                  check; print the module's verdict
 #   blk-io.sh time DEV MIB PASSES  seconds to write MIB MiB of random
 #                                  bytes (4 O_DIRECT writers, 128 KiB
 #                                  requests) and read them back, PASSES
@@ -69,12 +75,13 @@ disk)
 	done
 	die "no disk named $2" ;;
 integrity)
-	dev=$2 mode=$3 mib=$4 off=$5
+	dev=$2 mode=$3 mib=$4 off=$5 k=${6:-1024}
 	head -c $((mib << 20)) /dev/urandom > /tmp/pat
 	if [ "$mode" = direct ]; then
-		dd if=/tmp/pat of="$dev" bs=1M seek="$off" oflag=direct status=none
-		dd if="$dev" of=/tmp/back bs=1M skip="$off" count="$mib" \
-			iflag=direct status=none
+		dd if=/tmp/pat of="$dev" bs="${k}k" seek=$((off * 1024 / k)) \
+			oflag=direct status=none
+		dd if="$dev" of=/tmp/back bs="${k}k" skip=$((off * 1024 / k)) \
+			count=$((mib * 1024 / k)) iflag=direct status=none
 	else
 		dd if=/tmp/pat of="$dev" bs=1M seek="$off" conv=fsync status=none
 		echo 3 > /proc/sys/vm/drop_caches
@@ -116,6 +123,14 @@ kpools)
 	kpool_lines "$2"
 	n=$(kpool_lines "$2" | wc -l)
 	[ "$n" = "$3" ] || die "$n pools match /$2/ in sysfs, expected $3" ;;
+attack)
+	dev=$2 pool=$3 ctl=/sys/kernel/debug/dmaguard_driver_attack/attack
+	pci=$(readlink -f "/sys/block/${dev#/dev/}/device/device")
+	pci=${pci##*/}
+	echo "forge $pci $pool" > "$ctl" || die "forge $pci $pool failed"
+	"$0" integrity "$dev" direct 1 0 64 || die "I/O after the forge failed"
+	echo "check $pci $pool" > "$ctl" || die "check $pci $pool failed"
+	dmesg | grep "driver-attack dev=$pci pool=\"$pool\"" | tail -n 1 ;;
 time)
 	dev=$2 mib=$3 passes=$4 q=$(($3 / 4))
 	head -c $((mib << 20)) /dev/urandom > /tmp/pat
