@@ -74,6 +74,12 @@
 #                     noise floor (BENCH inkernel-nvme line and a table).
 #   bench.sh all      all five (what `make bench` runs).
 #
+# BENCH_DRY=1: the dry run `make check-bench` makes of every target. Each
+# part builds what it would (programs, modules, specs, each boot's
+# initramfs) and checks that every boot would find what it needs
+# (DMAGUARD_VM_DRY=1, scripts/vm/vmtest.py); nothing boots, nothing is
+# timed, no table or report page is written.
+#
 # Environment:
 #   KVER=V            only this kernel (space-separated list allowed)
 #   BENCH_ARGS=...    extra dmaguard_bench.ko parameters, e.g. "fresh=1",
@@ -105,6 +111,9 @@
 #                     costs under TCG
 #   BENCH_SRC=DIR     the same for a directory holding Kbuild, c-core/ and
 #                     abi/ (a candidate patch of the core, say)
+#   BENCH_OUT=DIR     outputs go there, and the native programs are looked
+#                     for there (default build/bench, where make builds
+#                     them and where the report page reads the results)
 #
 # Outputs under build/bench/: vm/<kver>/bench-<backend>-smp<n>.{bench,log}
 # (BENCH lines and full serial log of each boot), vm.bench (all BENCH
@@ -114,12 +123,14 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=$top/build/bench
+out=${BENCH_OUT:-$top/build/bench}
 what=${1:-all}
 mkdir -p "$out"
 start=$(date +%s)
 
 die() { echo "bench: $*" >&2; exit 1; }
+dry() { [ "${BENCH_DRY:-0}" = 1 ]; }
+! dry || export DMAGUARD_VM_DRY=1
 
 # BENCH lines of one kernel's console (not the final dmesg dump, which
 # repeats them), prefix and timestamps removed.
@@ -335,8 +346,8 @@ vm_boot() {
 			-e '/dmesg begin/,$d' | sort -u >&2 || true
 		rc=1
 	fi
-	bench_lines "$log" > "$out/vm/$kver/$name.bench"
-	echo "  ($kver $backend -smp $smp: boot and benchmark took" \
+	dry || bench_lines "$log" > "$out/vm/$kver/$name.bench"
+	dry || echo "  ($kver $backend -smp $smp: boot and benchmark took" \
 		"$(( $(date +%s) - t0 )) s; log $log)" >&2
 	return $rc
 }
@@ -500,6 +511,7 @@ vm_bench() {
 			files+=("$f")
 		done < <(vm_configs)
 	done
+	! dry || return $rc
 	echo
 	# The single-CPU rows: the -smp 1 boots of this run.
 	for f in "${files[@]}"; do
@@ -558,6 +570,7 @@ pin_bench() {
 				>> "$out/pin.bench" || true
 		done
 	done
+	! dry || return $rc
 	awk "$awk_val"'
 	$1 == "BENCH" && ($2 == "pin" || $2 == "pin-map") {
 		if (!n++) {
@@ -602,6 +615,7 @@ nvme_bench() {
 				sed 's/\r$//' >> "$out/nvme.bench" || true
 		done
 	done
+	! dry || return $rc
 	awk "$awk_val"'
 	function median(a, n,   i, j, t) {
 		for (i = 2; i <= n; i++)
@@ -731,6 +745,7 @@ inkernel_bench() {
 			done
 		done
 	done
+	! dry || return $rc
 	inkernel_report "$base" "$hard" < "$out/inkernel.bench" | tee "$out/inkernel.txt"
 	inkernel_nvme_report "$base" "$hard" < "$out/inkernel.bench" | tee -a "$out/inkernel.txt"
 	echo
@@ -862,6 +877,14 @@ native_rows_report() {
 native_bench() {
 	local i n ref dg cgout mt_args
 	[ -x "$bin" ] || die "$bin not built (make bench-native builds it)"
+	if dry; then
+		for i in "$mt_bin" $pin_bin "$top/scripts/bench/locked-instructions.py"; do
+			[ -x "$i" ] || die "$i: not built or not executable"
+		done
+		[ "${CALLGRIND:-1}" = 0 ] || command -v valgrind >/dev/null ||
+			die "valgrind not installed (make deps)"
+		return 0
+	fi
 	# shellcheck disable=SC2086
 	"$bin" ${NATIVE_ARGS:-} | tee "$out/native.bench"
 	native_rows_report < "$out/native.bench"
@@ -1019,6 +1042,14 @@ all) vm_bench || rc=$?; pin_bench || rc=$?; nvme_bench || rc=$?
      inkernel_bench || rc=$?; native_bench || rc=$? ;;
 *) die "usage: bench.sh vm|native|pin|nvme|inkernel|all" ;;
 esac
+if dry; then
+	if [ "$rc" = 0 ]; then
+		echo "bench ($what): dry run ok: every part prepared, every boot would find what it needs"
+	else
+		echo "bench ($what): dry run FAILED (above)"
+	fi
+	exit $rc
+fi
 # The report page (make run's build/report/index.html) with these results
 # in its "Full benchmark" section.
 # make-report.py exits 1 when a report boot of make run failed (that page

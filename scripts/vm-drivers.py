@@ -24,9 +24,14 @@ NVMe for this) gets the nvme set too, from the source tree it was built
 from and its own nvme-core.ko; the rt kernel has no block layer.
 Specs load them through "ko-set: nvme" (tests/vm/nvme.vmtest).
 One line per kernel and set: "ok - vm-drivers/<kver>/<set>" or "not ok".
+A set whose inputs (these scripts, the semantic patches, dmaguard's headers
+and Module.symvers, the kernel's, the source tree) are those of its last
+build is not built again (build/vm-ko/<kver>/<set>/.inputs).
 """
 
 import argparse
+import glob
+import hashlib
 import importlib.util
 import lzma
 import os
@@ -116,6 +121,26 @@ def stock(mods, names, dest, own):
                           if not b.endswith("-stock")) + "\n")
 
 
+def inputs_key(kver, name, symvers, src):
+    """What a set's build depends on, as one hash."""
+    h = hashlib.sha256(f"{kver} {name} {src}\n".encode())
+    files = [os.path.join(TOP, "scripts", f) for f in
+             ("vm-drivers.py", "real-drivers.py", "convert-driver.py")]
+    files += sorted(glob.glob(os.path.join(TOP, "semantic-patches", "*")))
+    files += sorted(glob.glob(os.path.join(TOP, "abi", "include", "**", "*.h"),
+                              recursive=True))
+    files += [symvers, os.path.join(rd.kdir_of(kver), "Module.symvers")]
+    for f in files:
+        with open(f, "rb") as fh:
+            h.update(f.encode() + b"\0" + hashlib.sha256(fh.read()).digest())
+    for f in (src, f"/usr/src/linux-source-{kver.split('.')[0]}."
+              f"{kver.split('.')[1]}.tar.xz"):
+        if os.path.exists(f):
+            st = os.stat(f)
+            h.update(f"{f} {st.st_size} {st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
 def build_set(kver, name, work, symvers, src):
     d, mods, files, stock_mods, _ = SETS[name]
     headers = rd.drivers_headers(src)
@@ -184,8 +209,24 @@ def main():
                                "Module.symvers")
         work = os.path.join(TOP, "build", "vm-drivers", kver)
         for n in wanted:
-            why = build_set(kver, n, work, symvers, src) \
-                if built.returncode == 0 else "dmaguard.ko did not build"
+            if built.returncode != 0:
+                why = "dmaguard.ko did not build"
+            else:
+                key = inputs_key(kver, n, symvers, src)
+                mark = os.path.join(TOP, "build", "vm-ko", kver, n, ".inputs")
+                try:
+                    with open(mark, encoding="utf-8") as f:
+                        same = f.read().strip() == key
+                except OSError:
+                    same = False
+                made = list(SETS[n][2].values()) + \
+                    (["nvme-rebuild"] if n == "nvme" else [])
+                same = same and all(os.path.exists(os.path.join(
+                    os.path.dirname(mark), m + ".ko")) for m in made)
+                why = "" if same else build_set(kver, n, work, symvers, src)
+                if not why and not same:
+                    with open(mark, "w", encoding="utf-8") as f:
+                        f.write(key + "\n")
             print(f"{'not ok' if why else 'ok'} - vm-drivers/{kver}/{n}"
                   + (f" # {why}" if why else ""))
             bad += bool(why)

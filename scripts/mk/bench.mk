@@ -27,6 +27,9 @@
 #                       (a QEMU plugin, scripts/bench/prof.sh)
 #   make prof-pool      the same for an alloc + free pair, dma_pool beside
 #                       dmaguard (ROW= picks the dmapool_test row)
+#   make check-bench    check group "bench": every target above starts
+#                       (BENCH_DRY=1: prepared, nothing booted or timed;
+#                       scripts/bench/check-dry.sh), planted unbuilt parts
 # Knobs (environment): KVER, BENCH_BACKENDS, BENCH_SMP, BENCH_ARGS,
 # BENCH_DG_ARGS, BENCH_APPEND, NATIVE_ARGS, NATIVE_MT_ARGS, CALLGRIND,
 # CG_ROUNDS. The module's load-and-print smoke test is a VM spec of
@@ -39,7 +42,7 @@ BENCH_SRCS	:= tests/bench/pool_bench.c tests/bench/pool_bench_mt.c \
 BENCH_HDRS	:= tests/bench/ref_pool.h tests/bench/pool_bench.h
 
 .PHONY: bench bench-vm bench-native bench-pin bench-nvme bench-table prof-pin \
-	prof-pool bench-inkernel
+	prof-pool bench-inkernel check-bench
 
 bench: deps kernels $(BENCH_OUT)/pool_bench $(BENCH_OUT)/pool_bench_mt \
        $(BENCH_OUT)/pin_bench modules-test vm-bins vm-drivers
@@ -99,3 +102,9 @@ $(BENCH_OUT)/pool_bench_mt: $(BENCH_SRCS) $(BENCH_HDRS) \
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CPPFLAGS) -Itests/bench $(USER_CFLAGS) -O2 \
 		-o $@ $(BENCH_SRCS) $(USER_OUT)/libdmaguard-core.a -lm -pthread
+
+# After the others: it builds the same modules and VM parts the vm group
+# builds, and must not race it.
+CHECK_GROUPS_LAST += bench
+check-bench: deps
+	@scripts/bench/check-dry.sh $(RESULTS)/bench

@@ -164,10 +164,16 @@
 #        vmtest.py --list-backends SPEC   (the backends the spec boots under)
 # Writes DIR/NAME.log (full serial log), DIR/NAME.results (result lines, also
 # printed), DIR/NAME.report. Exit status 0 iff every result line is "ok".
+# DMAGUARD_VM_DRY=1 (the benchmarks' dry run, BENCH_DRY=1): build the
+# initramfs and check what the boot would need (the kernel image, every
+# $KO/... module a step loads, a QEMU plugin), then give one
+# "ok ... # dry run" line per spec, or "not ok" naming what is missing;
+# nothing boots.
 # Later --ko-dir directories win over earlier ones for a module of the same
 # name.
 import argparse
 import collections
+import gzip
 import os
 import re
 import shlex
@@ -432,6 +438,25 @@ def build_initramfs(items, args, work):
 		+ shlex.quote(initrd), shell=True, cwd=root, check=True)
 	shutil.rmtree(root)
 	return initrd
+
+
+def dry_missing(items, args, spec0, backend, work):
+	"""What a boot of items would need and does not have (a dry run)."""
+	need = [args.image or f'/boot/vmlinuz-{args.kver}']
+	opts = BACKENDS[backend].qemu + spec0['qemu']
+	need += [v.split(',')[0] for o, v in zip(opts, opts[1:]) if o == '-plugin']
+	with open(os.path.join(work, 'initramfs.cpio.gz'), 'rb') as f:
+		names = subprocess.run(['cpio', '-it', '--quiet'],
+				       input=gzip.decompress(f.read()),
+				       capture_output=True, check=True).stdout
+	have = {n.removeprefix('./') for n in names.decode().split('\n')}
+	missing = [p for p in need if not os.path.isfile(p)]
+	for _, _, sp in items:
+		for _, _, cmd in sp['steps']:
+			for m in re.finditer(r'\$KO/([\w./-]+\.ko)\b', cmd):
+				if 'ko/' + m.group(1) not in have:
+					missing.append('$KO/' + m.group(1))
+	return sorted(set(missing))
 
 
 def boot(spec, args, backend, initrd, log):
@@ -719,6 +744,11 @@ def run_boot(items, args):
 	except SpecError as e:
 		return {n: [(False, f'vm/{args.kver}/{n}', f' # initramfs: {e}')]
 			for n in names}
+	if os.environ.get('DMAGUARD_VM_DRY') == '1':
+		missing = dry_missing(items, args, spec0, backend, work)
+		why = (' # dry run: no ' + ', no '.join(missing) if missing else
+		       ' # dry run: would boot')
+		return {n: [(not missing, f'vm/{args.kver}/{n}', why)] for n in names}
 	rc, timed_out = boot(spec0, args, backend, initrd, log)
 	first = crashed_before_init(log, rc)
 	if first:

@@ -4,11 +4,15 @@
 # by side: natively (the kernel's own lib/xarray.c built through its
 # tools/testing/radix-tree harness) and in a 6.12 guest (one TCG boot,
 # a second opinion). `make bench-table`; README.txt says what it measures.
+# BENCH_DRY=1 (`make check-bench`): build both sides and check the guest's
+# kernel is there; nothing is timed or booted.
 set -e
 TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 SRC=$TOP/tests/bench/chunk_table
 OUT=$TOP/build/bench/chunk_table
-KVER=${KVER:-6.12.118+deb12-amd64}
+KVER=${KVER:-$("$TOP/scripts/kernels.sh" --distro | grep '^6\.12\.' | head -n 1)}
+[ -f "/boot/vmlinuz-$KVER" ] || { echo "bench-table: no Debian 6.12 kernel (KVER=$KVER)" >&2; exit 1; }
+export KVER
 LINUX=$OUT/linux
 mkdir -p "$OUT"
 if [ ! -f "$LINUX/lib/xarray.c" ]; then
@@ -25,12 +29,16 @@ rm -rf "$OUT/native" "$OUT/kmod" "$OUT/vm"
 cp -r "$SRC/native" "$SRC/kmod" "$SRC/vm" "$OUT/"
 ln -sf "$TOP/c-core/chunk_table.c" "$OUT/kmod/chunk_table.c"
 make -C "$OUT/native" MAIN="$TOP" LINUX="$LINUX"
+make -C "/lib/modules/$KVER/build" M="$OUT/kmod" DG_MAIN="$TOP" modules
+if [ "${BENCH_DRY:-0}" = 1 ]; then
+	echo "bench-table: dry run ok: both sides built for $KVER"
+	exit 0
+fi
 cpu=$(($(nproc) - 1))
 taskset -c $cpu "$OUT/native/xbench" -r 11 -m 65536 > "$OUT/native/results-native.txt"
 taskset -c $cpu "$OUT/native/xbench" -r 11 -m 65536 -s 16 > "$OUT/native/results-native-64k.txt"
 taskset -c $cpu "$OUT/native/xbench" -r 11 -m 65536 -D 4 > "$OUT/native/results-native-dense.txt"
 taskset -c $cpu "$OUT/native/xbench" -r 11 -m 65536 > "$OUT/native/results-native-run2.txt"
-make -C "/lib/modules/$KVER/build" M="$OUT/kmod" DG_MAIN="$TOP" modules
 KVER=$KVER "$OUT/vm/boot.sh" > "$OUT/vm/boot.out" 2>&1
 cd "$OUT" && python3 "$SRC/tables.py" > "$OUT/tables.txt"
 cat "$OUT/tables.txt"

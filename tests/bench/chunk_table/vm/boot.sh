@@ -1,7 +1,7 @@
 #!/bin/sh
 # Build a minimal busybox initramfs holding xbench.ko and boot it in QEMU TCG.
 set -e
-KVER=${KVER:-6.12.118+deb12-amd64}
+KVER=${KVER:?KVER: the Debian 6.12 kernel to boot (run.sh sets it)}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(mktemp -d)
 mkdir -p "$ROOT/bin" "$ROOT/proc" "$ROOT/sys" "$ROOT/dev"
