@@ -238,7 +238,7 @@ ok() { echo "ok - $*"; }
 notok() { echo "not ok - $*"; fail=1; }
 
 cmd_check() {
-	local pkg kver mod t0 info first='' planted what
+	local pkg kver mod t0 info first='' planted what stale
 	command -v dkms >/dev/null || { notok "dkms: dkms not installed (make deps)"; return; }
 	lock
 	pkg=$(assemble "$out")
@@ -246,6 +246,14 @@ cmd_check() {
 		ok "dkms/version: $what"
 	else
 		notok "dkms/version: dkms.conf and $header disagree"
+	fi
+	# The README's dkms commands and paths name the version users get.
+	stale=$(grep -no 'dmaguard[/-][0-9]\+\.[0-9]\+' "$top/README.md" |
+		grep -v "[/-]$(conf_version "$pkg/dkms.conf")\$" || true)
+	if [ -z "$stale" ]; then
+		ok "dkms/readme-version: README.md names dmaguard $(conf_version "$pkg/dkms.conf") only"
+	else
+		notok "dkms/readme-version: README.md names another version: $(echo $stale)"
 	fi
 	if what=$(no_test_code "$pkg"); then
 		ok "dkms/source: $what"

@@ -15,6 +15,9 @@
 #                refusing to load it
 #   rust-driver  the example driver in Rust, over the safe layer of
 #                bindings/ (kernels with CONFIG_RUST only: the debug one)
+#   readme-c     the C module of README.md's "Use it from a C driver" (its
+#                first c code block, built by that section's Kbuild lines,
+#                W=1, warning-free), so the README's example builds
 #   readme-rust  the Rust module of README.md's "Using dmaguard from Rust"
 #                (its first rust code block), so the README's code builds
 #                (CONFIG_RUST kernels only)
@@ -127,6 +130,27 @@ rust_misuse() {
 			result "not ok - abi/consumers/$kver/rust-misuse/$name # failed, but not with exactly one error[$want]"
 		fi
 	done
+}
+
+# readme_c KVER DIR SYMVERS: README.md's C module builds with its Kbuild
+# lines, W=1 and warning-free.
+readme_c() {
+	local kver=$1 d=$2 sym=$3 sect
+	rm -rf "$d"
+	mkdir -p "$d"
+	sect=$(sed -n '/^## Use it from a C driver/,/^## /p' "$top/README.md")
+	sed -n '/^```c$/,/^```$/{/^```/d;p}' <<< "$sect" > "$d/example.c"
+	sed -n '/^```make$/,/^```$/{/^```/d;p}' <<< "$sect" > "$d/Kbuild"
+	if ! grep -q 'module_init' "$d/example.c" ||
+	   ! grep -q '^obj-m += example.o$' "$d/Kbuild"; then
+		result "not ok - abi/consumers/$kver/readme-c # no module (c block) or Kbuild (make block) in README.md's C section"
+	elif kbuild "$kver" "$d" "$inc" "$sym" DMAGUARD="$top" W=1 > "$d/build.log" 2>&1 &&
+	     [ -f "$d/example.ko" ] && ! grep -q 'warning' "$d/build.log"; then
+		result "ok - abi/consumers/$kver/readme-c"
+	else
+		cat "$d/build.log" >&2
+		result "not ok - abi/consumers/$kver/readme-c # see $d/build.log"
+	fi
 }
 
 # readme_rust KVER DIR SYMVERS: README.md's Rust module builds, warning-free.
@@ -249,6 +273,7 @@ kernel_consumers() {
 	for c in $consumers; do
 		consumer "$kver" "$c" "$sym"
 	done
+	[ $keep = 1 ] || readme_c "$kver" "$work/$kver/readme-c" "$sym"
 	if [ $rust = 1 ] && [ $keep = 0 ]; then
 		readme_rust "$kver" "$work/$kver/readme-rust" "$sym"
 		rust_misuse "$kver" "$work/$kver/rust-misuse" "$sym"
