@@ -78,7 +78,8 @@
 # part builds what it would (programs, modules, specs, each boot's
 # initramfs) and checks that every boot would find what it needs
 # (DMAGUARD_VM_DRY=1, scripts/vm/vmtest.py); nothing boots, nothing is
-# timed, no table or report page is written.
+# timed, no table or report page is written, and what it writes goes to
+# build/bench/dry-run/, never over a real run's results.
 #
 # Environment:
 #   KVER=V            only this kernel (space-separated list allowed)
@@ -123,14 +124,20 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=${BENCH_OUT:-$top/build/bench}
+progs=${BENCH_OUT:-$top/build/bench}
+out=$progs
 what=${1:-all}
 mkdir -p "$out"
 start=$(date +%s)
 
 die() { echo "bench: $*" >&2; exit 1; }
 dry() { [ "${BENCH_DRY:-0}" = 1 ]; }
-! dry || export DMAGUARD_VM_DRY=1
+if dry; then
+	# Never over the last real run's results and logs.
+	export DMAGUARD_VM_DRY=1
+	out=$progs/dry-run
+	mkdir -p "$out"
+fi
 
 # BENCH lines of one kernel's console (not the final dmesg dump, which
 # repeats them), prefix and timestamps removed.
@@ -958,9 +965,9 @@ native_bench() {
 # changes), or with BENCH_REV the core of that commit, exported aside so
 # that work in progress in the tree cannot leak in.
 src=$top
-bin=$out/pool_bench
-mt_bin=$out/pool_bench_mt
-pin_bin=$out/pin_bench
+bin=$progs/pool_bench
+mt_bin=$progs/pool_bench_mt
+pin_bin=$progs/pin_bench
 if [ -n "${BENCH_REV:-}" ]; then
 	rev=$(git -C "$top" rev-parse --short "$BENCH_REV^{commit}") ||
 		die "BENCH_REV=$BENCH_REV is not a commit"

@@ -7,18 +7,30 @@
 # find its kernel, modules and plugins (scripts/vm/vmtest.py with
 # DMAGUARD_VM_DRY=1); nothing boots and nothing is timed, so a target
 # missing a prerequisite fails here and not after the VM part of a long
-# run. Planted: a bench run whose native programs were never built, and a
-# boot that loads a module no target builds, must each fail the dry run.
+# run. A real run's results are left as they were. Planted: a bench run
+# whose native programs were never built, and a boot that loads a module
+# no target builds, must each fail the dry run.
 #
 # Usage: check-dry.sh RESULTS_FILE
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 res=$1
-logs=$top/build/bench/dry
+logs=$top/build/bench/dry-run/check
 rm -rf "$logs"
 mkdir -p "$logs" "$(dirname "$res")"
 : > "$res"
 result() { echo "$1" | tee -a "$res"; }
+
+# What a real run left (results, tables, logs, profiles): the dry runs
+# must not touch it.
+results() {
+	find "$top/build/bench" -path "$top/build/bench/dry-run" -prune -o \
+		-path '*/kbuild' -prune -o -type f \
+		\( -name '*.bench' -o -name '*.txt' -o -name '*.log' -o \
+		   -name '*.results' -o -name '*.verdict' -o -name blocks \) \
+		-printf '%P %s %T@\n' | sort
+}
+before=$(results)
 
 for t in bench bench-vm bench-native bench-nvme bench-inkernel bench-pin \
 	 bench-table prof-pin prof-pool; do
@@ -31,6 +43,12 @@ for t in bench bench-vm bench-native bench-nvme bench-inkernel bench-pin \
 		result "not ok - bench/dry/$t # see $logs/$t.log: $(grep -m1 -e 'not ok' -e 'bench: ' -e 'Error' "$logs/$t.log" | cut -c1-160)"
 	fi
 done
+
+if [ "$(results)" = "$before" ]; then
+	result "ok - bench/dry/results-untouched"
+else
+	result "not ok - bench/dry/results-untouched # a dry run changed a real run's files: $(diff <(echo "$before") <(results) | grep -m3 '^[<>]' | tr '\n' ' ')"
+fi
 
 # Planted: programs never built (make bench once lacked pin_bench).
 empty=$logs/planted-empty

@@ -26,8 +26,11 @@ case $what in
 pin|pool) ;;
 *) echo "usage: $0 pin|pool" >&2; exit 2 ;;
 esac
-[ "${BENCH_DRY:-0}" != 1 ] || export DMAGUARD_VM_DRY=1
 out=$top/build/bench/prof/$what
+if [ "${BENCH_DRY:-0}" = 1 ]; then
+	export DMAGUARD_VM_DRY=1
+	out=$top/build/bench/dry-run/prof/$what	# not over a real profile
+fi
 mkdir -p "$out"
 cc -O2 -shared -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
 	-o "$out/guestprof.so" "$top/scripts/bench/guestprof.c"

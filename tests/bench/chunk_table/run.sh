@@ -10,10 +10,12 @@ set -e
 TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 SRC=$TOP/tests/bench/chunk_table
 OUT=$TOP/build/bench/chunk_table
+# a dry run builds aside, never over a real run's results
+[ "${BENCH_DRY:-0}" != 1 ] || OUT=$TOP/build/bench/dry-run/chunk_table
 KVER=${KVER:-$("$TOP/scripts/kernels.sh" --distro | grep '^6\.12\.' | head -n 1)}
 [ -f "/boot/vmlinuz-$KVER" ] || { echo "bench-table: no Debian 6.12 kernel (KVER=$KVER)" >&2; exit 1; }
 export KVER
-LINUX=$OUT/linux
+LINUX=$TOP/build/bench/chunk_table/linux
 mkdir -p "$OUT"
 if [ ! -f "$LINUX/lib/xarray.c" ]; then
 	mkdir -p "$LINUX"
