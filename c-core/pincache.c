@@ -539,15 +539,19 @@ static struct dg_pin_entry *pin_lookup(struct dg_pin_cache *c,
 /*
  * The coldest idle live entry, taken (its word 1 -> 0), or NULL. Entries
  * hit since the scan last passed get a second chance and entries in use
- * are passed over: both go to the head. Each is looked at twice at most.
+ * are passed over: both go to the head. Each entry looked at counts
+ * against *@scan, the caller's budget for its whole call, so that the
+ * lock is held for as many entries as the caller chose, not for a pass
+ * over the list per victim.
  */
-static struct dg_pin_entry *lru_victim(struct dg_pin_cache *c)
+static struct dg_pin_entry *lru_victim(struct dg_pin_cache *c,
+				       unsigned long *scan)
 	__must_hold(&c->lock)
 {
-	unsigned long scan = 2UL * c->nr_indexed;
 	struct dg_pin_entry *e;
 
-	while (scan-- && !list_empty(&c->lru)) {
+	while (*scan && !list_empty(&c->lru)) {
+		(*scan)--;
 		e = list_last_entry(&c->lru, struct dg_pin_entry, lru);
 		if (READ_ONCE(e->referenced))
 			WRITE_ONCE(e->referenced, false);
@@ -566,13 +570,14 @@ static struct dg_pin_entry *lru_victim(struct dg_pin_cache *c)
  */
 static bool evict_for_charge(struct dg_pin_cache *c, unsigned long nr_pages)
 {
-	unsigned long freed = 0;
+	unsigned long freed = 0, scan;
 	struct dg_pin_entry *e;
 	LIST_HEAD(out);
 
 	spin_lock_irq(&c->lock);
+	scan = 2UL * c->nr_indexed;	/* each entry looked at twice at most */
 	while (freed < nr_pages) {
-		e = lru_victim(c);
+		e = lru_victim(c, &scan);
 		if (!e)
 			break;
 		freed += e->nr_pages;
@@ -591,11 +596,12 @@ static bool make_room(struct dg_pin_cache *c, u64 bytes,
 		      struct list_head *out)
 	__must_hold(&c->lock)
 {
+	unsigned long scan = 2UL * c->nr_indexed;
 	struct dg_pin_entry *e;
 
 	while ((c->max_bytes && c->bytes + bytes > c->max_bytes) ||
 	       (c->max_entries && c->nr_entries + 1 > c->max_entries)) {
-		e = lru_victim(c);
+		e = lru_victim(c, &scan);
 		if (!e)
 			return false;
 		entry_evict(c, e, out);
@@ -1018,25 +1024,20 @@ bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
 }
 
 /**
- * dg_pin_cache_nr_idle() - how many entries an eviction could drop now
+ * dg_pin_cache_nr_live() - how many entries an eviction may look at
  * @c: the cache
  *
- * For a shrinker's count: a snapshot, O(live entries) under the cache
- * lock (hits and puts do not take it, so they do not keep a count).
+ * For a shrinker's count, as the kernel's list_lru counts its objects:
+ * every entry on the LRU, in use or not (the scan passes over those in
+ * use). O(1), without the lock; hits and puts keep no count of their own,
+ * so how many are idle is known only by looking.
  *
- * Context: process context (direct reclaim included); does not sleep.
- * Return: the number of live entries no handle holds.
+ * Context: any context.
+ * Return: the number of live entries, a snapshot.
  */
-unsigned int dg_pin_cache_nr_idle(struct dg_pin_cache *c)
+unsigned int dg_pin_cache_nr_live(struct dg_pin_cache *c)
 {
-	struct dg_pin_entry *e;
-	unsigned int n = 0;
-
-	spin_lock_irq(&c->lock);
-	list_for_each_entry(e, &c->lru, lru)
-		n += atomic_long_read(&e->hold) == DG_PIN_INDEXED;
-	spin_unlock_irq(&c->lock);
-	return n;
+	return READ_ONCE(c->nr_indexed);
 }
 
 /**
@@ -1057,32 +1058,40 @@ bool dg_pin_cache_tryget(struct dg_pin_cache *c)
 /**
  * dg_pin_cache_evict() - drop unused entries, least recently used first
  * @c: the cache
- * @nr: how many at most
+ * @nr_to_scan: how many entries to look at, at most
+ * @scanned: set to how many were looked at
  *
  * The kernel's shrinker calls it under memory pressure: unused pins go
  * back, so their pages can be reclaimed or migrated. The entries leave
  * the index now and are released by the deferred reap (or a get, put or
  * destroy that comes first): nothing here waits for a notifier, a page
  * lock or the mmap lock, so reclaim may call it from any context.
- * Recently hit entries get a second chance first (see the LRU above).
+ * Recently hit entries get a second chance first (see the LRU above);
+ * every entry looked at, those passed over included, counts against
+ * @nr_to_scan, as a shrinker's objects scanned do, so the cache lock is
+ * held for @nr_to_scan entries at most (and each is looked at twice at
+ * most).
  *
  * Context: process context (direct reclaim included); does not sleep.
  * Return: the number evicted.
  */
-unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr)
+unsigned int dg_pin_cache_evict(struct dg_pin_cache *c,
+				unsigned int nr_to_scan, unsigned int *scanned)
 {
+	unsigned long scan, budget;
 	struct dg_pin_entry *e;
 	unsigned int done = 0;
 
 	spin_lock_irq(&c->lock);
-	while (done < nr) {
-		e = lru_victim(c);
-		if (!e)
-			break;
+	/* and each entry looked at twice at most */
+	budget = min_t(unsigned long, nr_to_scan, 2UL * c->nr_indexed);
+	scan = budget;
+	while ((e = lru_victim(c, &scan))) {
 		entry_evict_deferred(c, e);
 		done++;
 	}
 	spin_unlock_irq(&c->lock);
+	*scanned = budget - scan;
 	return done;
 }
 

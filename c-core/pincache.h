@@ -115,8 +115,9 @@ bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
 		       enum dg_pin_event event);
 void dg_pin_reap_deferred(struct dg_pin_plat *plat);
 void dg_pin_age_deferred(struct dg_pin_plat *plat);
-unsigned int dg_pin_cache_evict(struct dg_pin_cache *c, unsigned int nr);
-unsigned int dg_pin_cache_nr_idle(struct dg_pin_cache *c);
+unsigned int dg_pin_cache_evict(struct dg_pin_cache *c,
+				unsigned int nr_to_scan, unsigned int *scanned);
+unsigned int dg_pin_cache_nr_live(struct dg_pin_cache *c);
 bool dg_pin_cache_tryget(struct dg_pin_cache *c);
 void dg_pin_cache_put(struct dg_pin_cache *c);
 void dg_pin_get_stats(struct dg_pin_cache *c, struct dg_pin_stats *st);

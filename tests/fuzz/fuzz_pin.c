@@ -240,7 +240,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in = { data, size };
 	long meta = dg_user_count.meta_live;
-	unsigned int i;
+	unsigned int i, scanned;
 	uint8_t op;
 
 	dg_user_verbose = getenv("DG_VERBOSE") != NULL;
@@ -265,7 +265,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 10:
 			op_name = "evict";
-			dg_pin_cache_evict(cache, get8(&in) % 4);
+			dg_pin_cache_evict(cache, get8(&in) % 4, &scanned);
 			if (get8(&in) & 1) {
 				op_name = "reap";
 				dg_user_run_work();

@@ -9,6 +9,7 @@
  * 1 GiB is refused before anything is.
  */
 #include "dg_pin_test.h"
+#include "pincache_internal.h"
 
 static u64 get_put(unsigned long page, unsigned long n)
 {
@@ -63,6 +64,7 @@ static void lru_by_bytes(void **state)
 static void in_use_never_evicted(void **state)
 {
 	struct dg_pin_handle a, b, c;
+	unsigned int scanned;
 
 	dgp_recreate(4 * PG, 2, NULL);
 	a = dgp_get(dgp_va(0, 0), 2 * PG, false);
@@ -71,7 +73,7 @@ static void in_use_never_evicted(void **state)
 			 -ENOSPC);
 	assert_true(cached(0, 2) && cached(10, 2));
 	assert_int_equal(dgp_pins(20), 0);
-	assert_int_equal(dg_pin_cache_evict(dgp.c, 100), 0);
+	assert_int_equal(dg_pin_cache_evict(dgp.c, 100, &scanned), 0);
 	dg_pin_put(dgp.c, &a);
 	c = dgp_get(dgp_va(20, 0), PG, false);	/* now a can go */
 	assert_false(cached(0, 2));
@@ -218,31 +220,39 @@ static void evict_before_charge(void **state)
 	dgp.mm->pinned_limit = -1;
 }
 
-/* What the kernel's shrinker does: count the unused, evict the oldest. */
+/*
+ * What the kernel's shrinker does: count the live entries (in use ones
+ * too, as list_lru counts its objects), evict the oldest idle ones,
+ * passing over those in use.
+ */
 static void evict_call(void **state)
 {
 	struct dg_pin_handle h;
+	unsigned int scanned;
 
 	get_put(0, 1);
 	get_put(10, 1);
 	get_put(20, 1);
-	h = dgp_get(dgp_va(30, 0), PG, false);		/* in use: not counted */
-	assert_int_equal(dg_pin_cache_nr_idle(dgp.c), 3);
+	h = dgp_get(dgp_va(30, 0), PG, false);		/* in use */
+	assert_int_equal(dg_pin_cache_nr_live(dgp.c), 4);
 	assert_true(dg_pin_cache_tryget(dgp.c));
-	assert_int_equal(dg_pin_cache_evict(dgp.c, 2), 2);
+	assert_int_equal(dg_pin_cache_evict(dgp.c, 2, &scanned), 2);
+	assert_int_equal(scanned, 2);
 	dg_pin_cache_put(dgp.c);
-	assert_int_equal(dg_pin_cache_nr_idle(dgp.c), 1);
+	assert_int_equal(dg_pin_cache_nr_live(dgp.c), 2);
 	/* unlinked now, released by the deferred reap */
 	assert_true(cached(0, 1));
 	assert_int_equal(dg_user_run_work(), 1);
 	assert_false(cached(0, 1) || cached(10, 1));
 	assert_true(cached(20, 1));
-	assert_int_equal(dg_pin_cache_evict(dgp.c, 2), 1);
-	assert_int_equal(dg_pin_cache_nr_idle(dgp.c), 0);
+	/* 20 evicted; 30, in use, passed over (twice: each at most) */
+	assert_int_equal(dg_pin_cache_evict(dgp.c, 8, &scanned), 1);
+	assert_int_equal(scanned, 4);
+	assert_int_equal(dg_pin_cache_nr_live(dgp.c), 1);
 	dg_user_run_work();
 	assert_int_equal(dgp.mm->pins_live, 1);
 	dg_pin_put(dgp.c, &h);
-	assert_int_equal(dg_pin_cache_nr_idle(dgp.c), 1);
+	assert_int_equal(dg_pin_cache_nr_live(dgp.c), 1);
 }
 
 /*
@@ -288,6 +298,35 @@ static void idle_entries_age_out(void **state)
 	assert_int_equal(dg_user_run_aging(), 1);
 }
 
+/*
+ * The cache lock is held for the entries the caller asked to look at,
+ * not for a pass over the list per victim: with every entry hit since
+ * the scan last passed (a second chance each), an eviction told to look
+ * at 4 entries clears the marks of 4 and evicts none (it used to clear
+ * all 32 and evict 4, a pass over the whole list under the lock for each
+ * victim). A later eviction with the budget of two passes evicts all.
+ */
+static void evict_bounded_scan(void **state)
+{
+	unsigned int i, scanned, marked = 0;
+	struct dg_pin_entry *e;
+
+	for (i = 0; i < 32; i++) {
+		get_put(i * 2, 1);
+		get_put(i * 2, 1);	/* a hit: referenced */
+	}
+	assert_int_equal(dg_pin_cache_nr_live(dgp.c), 32);
+	assert_int_equal(dg_pin_cache_evict(dgp.c, 4, &scanned), 0);
+	assert_int_equal(scanned, 4);
+	list_for_each_entry(e, &dgp.c->lru, lru)
+		marked += e->referenced;
+	assert_int_equal(marked, 28);
+	assert_int_equal(dg_pin_cache_evict(dgp.c, 64, &scanned), 32);
+	assert_int_equal(scanned, 60);
+	assert_int_equal(dg_pin_cache_nr_live(dgp.c), 0);
+	dg_user_run_work();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +341,7 @@ int main(void)
 		DGP_TEST(limit_evicts_idle),
 		DGP_TEST(evict_before_charge),
 		DGP_TEST(evict_call),
+		DGP_TEST(evict_bounded_scan),
 	};
 
 	return cmocka_run_group_tests_name("pin_budget", tests, NULL, NULL);

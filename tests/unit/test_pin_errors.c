@@ -41,6 +41,7 @@ static void bad_input(void **state)
 static void platform_faults(void **state)
 {
 	struct dg_pin_handle h;
+	unsigned int scanned;
 
 	assert_int_equal(dg_pin_get(dgp.c, 0xffff888000000000ul, PG, false, &h),
 			 -EFAULT);
@@ -54,7 +55,7 @@ static void platform_faults(void **state)
 	assert_int_equal(dg_pin_get(dgp.c, dgp_va(7, 0), PG, true, &h), -EFAULT);
 	h = dgp_get(dgp_va(7, 0), PG, false);	/* a read is fine */
 	dg_pin_put(dgp.c, &h);
-	assert_int_equal(dg_pin_cache_evict(dgp.c, 1), 1);
+	assert_int_equal(dg_pin_cache_evict(dgp.c, 1, &scanned), 1);
 	dg_user_run_work();
 	/* past the end of the simulated range: after the pages inside */
 	assert_int_equal(dg_pin_get(dgp.c, dgp_va(DGP_PAGES - 2, 0), 4 * PG,

@@ -27,7 +27,7 @@ static void get_all(void)
 static void ids_grow_and_reuse(void **state)
 {
 	struct dg_pin_handle stale, junk = { 0 };
-	unsigned int i, j;
+	unsigned int i, j, scanned;
 
 	get_all();
 	/* every entry has its own id, 1..MANY: no id 0, none twice */
@@ -41,7 +41,7 @@ static void ids_grow_and_reuse(void **state)
 	/* a freed id is the next one given out, with a new serial */
 	stale = h[10];
 	assert_int_equal(dg_pin_put(dgp.c, &h[10]), 0);
-	assert_int_equal(dg_pin_cache_evict(dgp.c, 1), 1);
+	assert_int_equal(dg_pin_cache_evict(dgp.c, 2 * MANY, &scanned), 1);
 	dg_user_run_work();
 	h[10] = dgp_get(dgp_va(10, 0), 2 * PG, false);
 	assert_int_equal((u32)h[10].cookie, (u32)stale.cookie);

@@ -144,6 +144,7 @@ static void mapped_for_device(void **state)
 {
 	struct dg_pin_handle a, b;
 	struct dg_user_map *m;
+	unsigned int scanned;
 	int dev;
 
 	dgp_recreate(0, 0, &dev);
@@ -157,7 +158,7 @@ static void mapped_for_device(void **state)
 	assert_int_equal(dgp.mm->maps_live, 1);
 	dg_pin_put(dgp.c, &a);
 	dg_pin_put(dgp.c, &b);
-	assert_int_equal(dg_pin_cache_evict(dgp.c, 10), 1);
+	assert_int_equal(dg_pin_cache_evict(dgp.c, 10, &scanned), 1);
 	dg_user_run_work();
 	assert_int_equal(dgp.mm->maps_live, 0);
 }

@@ -93,7 +93,7 @@ static void *getter(void *arg)
 
 static void *changer(void *arg)
 {
-	unsigned int seed = 99;
+	unsigned int seed = 99, scanned;
 	unsigned long page;
 	size_t len;
 	int r;
@@ -119,7 +119,7 @@ static void *changer(void *arg)
 			break;
 		}
 		if (rand_r(&seed) % 8 == 0)
-			dg_pin_cache_evict(dgp.c, 2);
+			dg_pin_cache_evict(dgp.c, 2, &scanned);
 		sched_yield();
 	}
 	__atomic_store_n(&done, true, __ATOMIC_RELEASE);

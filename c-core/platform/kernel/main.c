@@ -187,7 +187,7 @@ static unsigned long dg_pin_shrink_count(struct shrinker *s,
 	if (!mutex_trylock(&dg_pin_caches_lock))
 		return 0;
 	list_for_each_entry(plat, &dg_pin_caches, registry)
-		n += dg_pin_cache_nr_idle(plat->cache);
+		n += dg_pin_cache_nr_live(plat->cache);
 	mutex_unlock(&dg_pin_caches_lock);
 	return n ? n : SHRINK_EMPTY;
 }
@@ -195,25 +195,26 @@ static unsigned long dg_pin_shrink_count(struct shrinker *s,
 static unsigned long dg_pin_shrink_scan(struct shrinker *s,
 					struct shrink_control *sc)
 {
-	unsigned long freed = 0, passes = 0, n;
+	unsigned long freed = 0, passes = 0, done = 0, n;
 	struct dg_pin_cache *c;
+	unsigned int scanned;
 
 	/*
 	 * Eviction only unlinks: the releases (notifier removal, unpinning,
 	 * which may wait) run from dg_pin_wq, never in reclaim itself.
 	 */
-	while (freed < sc->nr_to_scan) {
+	while (done < sc->nr_to_scan) {
 		if (!mutex_trylock(&dg_pin_caches_lock))
 			break;
 		c = NULL;
-		/* the first cache with unused entries; it goes to the tail */
+		/* the first cache with live entries; it goes to the tail */
 		n = list_count_nodes(&dg_pin_caches);
 		while (n-- && !c) {
 			struct dg_pin_plat *plat = list_first_entry(&dg_pin_caches,
 				struct dg_pin_plat, registry);
 
 			list_rotate_left(&dg_pin_caches);
-			if (dg_pin_cache_nr_idle(plat->cache) &&
+			if (dg_pin_cache_nr_live(plat->cache) &&
 			    dg_pin_cache_tryget(plat->cache))
 				c = plat->cache;
 		}
@@ -221,11 +222,13 @@ static unsigned long dg_pin_shrink_scan(struct shrinker *s,
 		if (!c)
 			break;
 		/* Without the registry's lock: the cache's free takes it. */
-		freed += dg_pin_cache_evict(c, sc->nr_to_scan - freed);
+		freed += dg_pin_cache_evict(c, sc->nr_to_scan - done, &scanned);
+		done += scanned;
 		dg_pin_cache_put(c);
 		if (++passes > 64)
 			break;
 	}
+	sc->nr_scanned = done;	/* entries looked at, those passed over too */
 	return freed ? freed : SHRINK_STOP;
 }
 
