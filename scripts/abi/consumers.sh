@@ -21,9 +21,10 @@
 #   readme-rust  the Rust module of README.md's "Using dmaguard from Rust"
 #                (its first rust code block), so the README's code builds
 #                (CONFIG_RUST kernels only)
-#   rust-misuse  Rust modules that misuse the safe layer's lifetimes: each
-#                file must be refused by rustc with the error code its
-#                "// expect: Ennnn" line names (CONFIG_RUST kernels only)
+#   rust-misuse  Rust modules that misuse the safe layer: each file must
+#                be refused by rustc with exactly one error, of the code
+#                its "// expect: Ennnn" line names, saying what its
+#                "// expect-message:" line says (CONFIG_RUST kernels only)
 #
 # They link against the production dmaguard.ko's Module.symvers
 # (build/kernel/<kver>/main/, `make modules`), as a driver outside dmaguard
@@ -116,18 +117,20 @@ rust_misuse() {
 	for f in "$top"/tests/consumers/rust-misuse/*.rs; do
 		name=$(basename "$f" .rs)
 		want=$(sed -n 's#^// expect: \(E[0-9]\{4\}\)$#\1#p' "$f")
+		msg=$(sed -n 's#^// expect-message: ##p' "$f")
 		rust_moddir "$d/$name" "$name"
 		cp "$f" "$d/$name/"
-		if [ -z "$want" ]; then
-			result "not ok - abi/consumers/$kver/rust-misuse/$name # no '// expect: Ennnn' line"
+		if [ -z "$want" ] || [ -z "$msg" ]; then
+			result "not ok - abi/consumers/$kver/rust-misuse/$name # no '// expect: Ennnn' or '// expect-message:' line"
 		elif kbuild "$kver" "$d/$name" "$inc" "$sym" > "$d/$name/build.log" 2>&1; then
 			result "not ok - abi/consumers/$kver/rust-misuse/$name # compiled, but must not"
 		elif grep -q "^error\[$want\]" "$d/$name/build.log" &&
-		     [ "$(grep -c '^error\[' "$d/$name/build.log")" = 1 ]; then
+		     grep -qF -- "$msg" "$d/$name/build.log" &&
+		     [ "$(grep '^error' "$d/$name/build.log" | grep -vc '^error: aborting due to')" = 1 ]; then
 			result "ok - abi/consumers/$kver/rust-misuse/$name # refused: $(grep -m1 "^error\[$want\]" "$d/$name/build.log")"
 		else
 			cat "$d/$name/build.log" >&2
-			result "not ok - abi/consumers/$kver/rust-misuse/$name # failed, but not with exactly one error[$want]"
+			result "not ok - abi/consumers/$kver/rust-misuse/$name # failed, but not with exactly one error, error[$want] saying '$msg'"
 		fi
 	done
 }

@@ -19,10 +19,14 @@
 #                          crate's Arc from a stand-in (kernel-mirror/kernel.rs)
 #   rust/compile-fail/<f>  each bindings/dmaguard/compile-fail/<f>.rs,
 #                          compiled against the dmaguard rlib, fails with
-#                          exactly the error code of its "// expect: E...."
-#                          line; "expect: ok" ones must compile;
-#                          "expect: no-rules" ones must be refused by a
-#                          macro (no rules expected the token)
+#                          the error code of its "// expect: E...." line
+#                          and no other error (one without a code
+#                          included), one of them saying what its
+#                          "// expect-message:" line says: it fails for
+#                          its reason, and only that; "expect: ok" ones
+#                          must compile; "expect: no-rules" ones must be
+#                          refused by a macro (no rules expected the
+#                          token), with no other error
 #
 # Usage: scripts/bindings/rust-check.sh
 set -uo pipefail
@@ -113,12 +117,18 @@ if [ -z "$rlib" ]; then
 	exit 0
 fi
 
-for f in "$top"/bindings/dmaguard/compile-fail/*.rs; do
-	name=$(basename "$f" .rs)
+# fixture FILE NAME: compile FILE against the rlib, print its result line.
+fixture() {
+	local f=$1 name=$2 want msg log rc got errs other
 	want=$(sed -n 's|^// expect: \([A-Za-z0-9-]*\)$|\1|p' "$f")
 	if [ -z "$want" ]; then
 		echo "not ok - rust/compile-fail/$name # no // expect: line"
-		continue
+		return
+	fi
+	msg=$(sed -n 's|^// expect-message: ||p' "$f")
+	if [ "$want" != ok ] && [ -z "$msg" ]; then
+		echo "not ok - rust/compile-fail/$name # no // expect-message: line"
+		return
 	fi
 	log=$out/$name.log
 	rustc --edition 2021 --crate-type lib --emit metadata \
@@ -127,6 +137,18 @@ for f in "$top"/bindings/dmaguard/compile-fail/*.rs; do
 	rc=$?
 	got=$(grep -o '^error\[E[0-9]*\]' "$log" | sed 's/error\[\(.*\)\]/\1/' | sort -u | tr '\n' ' ')
 	got=${got% }
+	# every error but the closing count: each must be the expected one
+	errs=$(grep '^error' "$log" | grep -v '^error: aborting due to')
+	if [ "$want" = no-rules ]; then
+		other=$(grep -v '^error: no rules expected' <<< "$errs")
+	else
+		other=$(grep -v "^error\[$want\]" <<< "$errs")
+	fi
+	if [ "$want" != ok ] && { [ -n "$other" ] || ! grep -qF -- "$msg" "$log"; }; then
+		cat "$log" >&2
+		echo "not ok - rust/compile-fail/$name # refused, but not only for its reason (another error: ${other:-none}; '$msg' said: $(grep -cF -- "$msg" "$log") times)"
+		return
+	fi
 	if [ "$want" = no-rules ]; then
 		# A macro refusing its input has no error code of its own.
 		if [ $rc -ne 0 ] && grep -q 'no rules expected' "$log"; then
@@ -147,5 +169,24 @@ for f in "$top"/bindings/dmaguard/compile-fail/*.rs; do
 	else
 		cat "$log" >&2
 		echo "not ok - rust/compile-fail/$name # expected $want, got rc $rc: ${got:-no code}"
+	fi
+}
+
+for f in "$top"/bindings/dmaguard/compile-fail/*.rs; do
+	fixture "$f" "$(basename "$f" .rs)"
+done
+
+# Planted: a fixture refused for its reason plus an unrelated error, and
+# one refused with its code but not for the reason it names, must fail.
+mkdir -p "$out/planted"
+{ cat "$top/bindings/dmaguard/compile-fail/read_as_bool.rs"
+  echo 'pub fn unrelated() -> u32 { no_such_name }'; } > "$out/planted/unrelated_error.rs"
+sed 's|^// expect-message: .*|// expect-message: a reason rustc does not give|' \
+	"$top/bindings/dmaguard/compile-fail/free_raw_is_unsafe.rs" > "$out/planted/wrong_reason.rs"
+for p in unrelated_error wrong_reason; do
+	if fixture "$out/planted/$p.rs" "planted-$p" 2>/dev/null | grep -q '^not ok'; then
+		echo "ok - rust/compile-fail/planted/$p # caught"
+	else
+		echo "not ok - rust/compile-fail/planted/$p # passed"
 	fi
 done

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // Writing device memory through a shared borrow of its block.
 // expect: E0596
+// expect-message: cannot borrow `*shared` as mutable, as it is behind a `&` reference
 use dmaguard::pool::{Pool, PoolOptions};
 use dmaguard::user::{GFP_KERNEL, device};
 

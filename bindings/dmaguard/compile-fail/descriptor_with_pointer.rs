@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // A descriptor with a pointer field: a device could forge it.
 // expect: E0277
+// expect-message: the trait bound `*mut u8: Plain` is not satisfied
 use dmaguard::dma::Plain;
 
 dmaguard::dma_descriptor! {

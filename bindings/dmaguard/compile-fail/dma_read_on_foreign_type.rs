@@ -5,6 +5,7 @@
 // from a crate that forbids unsafe code. The macro now calls Block's own
 // function by path, with an offset and a safe witness: not a Block, no call.
 // expect: E0308
+// expect-message: mismatched types
 #![forbid(unsafe_code)]
 use dmaguard::dma::Plain;
 

@@ -2,6 +2,7 @@
 // A field reached through a Deref impl is not a field of the descriptor:
 // the accessor would run the caller's code on block memory.
 // expect: E0609
+// expect-message: no field `x` on type `Outer`
 use core::ops::{Deref, DerefMut};
 use dmaguard::dma::Plain;
 use dmaguard::pool::Pool;

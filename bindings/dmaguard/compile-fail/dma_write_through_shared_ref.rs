@@ -2,6 +2,7 @@
 // dma_write! through a shared borrow of its block: a descriptor store
 // needs the block borrowed mutably.
 // expect: E0596
+// expect-message: cannot borrow `*shared` as mutable, as it is behind a `&` reference
 use dmaguard::dma::Plain;
 use dmaguard::pool::Pool;
 use dmaguard::user::{GFP_KERNEL, device};

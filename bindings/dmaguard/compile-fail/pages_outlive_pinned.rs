@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // The page array of a pinned range kept after the range was put.
 // expect: E0597
+// expect-message: `pinned` does not live long enough
 use dmaguard::pin::{PinCache, PinOptions};
 
 pub fn f(uaddr: usize) -> usize {

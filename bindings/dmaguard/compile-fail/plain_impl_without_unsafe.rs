@@ -2,6 +2,7 @@
 // Declaring a type plain by hand is a promise the compiler cannot check:
 // it takes `unsafe impl`.
 // expect: E0200
+// expect-message: the trait `Plain` requires an `unsafe impl` declaration
 use dmaguard::dma::Plain;
 
 #[derive(Clone, Copy)]

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // expect: E0080
+// expect-message: Padded has padding: reorder or pad its fields explicitly
 
 //! A descriptor with padding (3 bytes after flags).
 //! scripts/abi/consumers.sh builds this module against the CONFIG_RUST

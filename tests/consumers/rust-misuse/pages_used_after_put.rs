@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // expect: E0505
+// expect-message: cannot move out of `pinned` because it is borrowed
 
 //! The pages of a pinned range used after its put.
 //! scripts/abi/consumers.sh builds this module against the CONFIG_RUST
