@@ -251,6 +251,40 @@ static void dgip_dev_del(struct dgip_pool *p)
 	kfree(d);
 }
 
+#ifdef DMAGUARD_TEST_HOOKS
+static bool test_unloading;
+module_param(test_unloading, bool, 0644);
+MODULE_PARM_DESC(test_unloading,
+		 "Test hook: creates find the module going, as during rmmod");
+#endif
+
+/* A module reference for a new pool: none once the module is going. */
+static bool dgip_module_get(void)
+{
+#ifdef DMAGUARD_TEST_HOOKS
+	if (READ_ONCE(test_unloading))
+		return false;
+#endif
+	return try_module_get(THIS_MODULE);
+}
+
+/*
+ * The kernel's pool, for a create while the module is going (rmmod, after
+ * the last pool went): calls from this module are not redirected. Not a
+ * tail call (the barrier after it): the kernel's function must return
+ * here, so that the redirect sees this module as the caller.
+ */
+static noinline struct dma_pool *
+dgip_kernel_pool_create(const char *name, struct device *dev, size_t size,
+			size_t align, size_t boundary)
+{
+	struct dma_pool *pool = dma_pool_create(name, dev, size, align,
+						boundary);
+
+	barrier();
+	return pool;
+}
+
 /*
  * dma_pool_create() from the load on. The module reference each pool
  * holds keeps the redirect (and this code) in place until its destroy.
@@ -261,8 +295,9 @@ static struct dma_pool *dgip_dma_pool_create(const char *name,
 {
 	struct dgip_pool *p;
 
-	if (!try_module_get(THIS_MODULE))
-		return NULL;	/* being unloaded */
+	if (!dgip_module_get())
+		return dgip_kernel_pool_create(name, dev, size, align,
+					       boundary);
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		goto err_put;
@@ -374,6 +409,9 @@ static void notrace dgip_redirect_fn(unsigned long ip, unsigned long parent_ip,
 {
 	struct dgip_redirect *r = container_of(ops, struct dgip_redirect, ops);
 
+	/* this module's own call: the kernel's code (create while going) */
+	if (within_module(parent_ip, THIS_MODULE))
+		return;
 	if (r->every_call || dgip_owns(ftrace_regs_get_argument(fregs, 0)))
 		ftrace_regs_set_instruction_pointer(fregs, r->to);
 }

@@ -13,6 +13,9 @@
  * pool is leaked, never destroyed). The reports are dmaguard's
  * ("pool NAME: bad free of ...; not applied"), checked by the spec.
  *
+ * With going=1, instead: one create while dmaguard_inplace.ko is going
+ * (its test hook), which must still give the driver a working pool.
+ *
  * With churn=N, instead: one case that creates, uses and destroys a pool
  * on the test device N times, each the device's only one, so that each
  * create makes its sysfs "pools" file and each destroy removes it, while
@@ -30,6 +33,9 @@
 static unsigned int churn;
 module_param(churn, uint, 0444);
 MODULE_PARM_DESC(churn, "Create and destroy a pool this many times instead");
+static bool going;
+module_param(going, bool, 0444);
+MODULE_PARM_DESC(going, "Create one pool while dmaguard_inplace.ko is going instead");
 
 static struct dg_test_dev dgit_tdev;
 static struct dg_ktap dgit_ktap;
@@ -90,6 +96,31 @@ static void dgit_interior_free(struct dma_pool *pool, void **bad)
 	dma_pool_free(pool, v, d);
 }
 
+/*
+ * A create while dmaguard_inplace.ko is going (its test hook set: the
+ * window of rmmod after the last pool went): the driver still gets a
+ * pool, the kernel's, that works and is destroyed as usual.
+ */
+static void dgit_create_while_going(void)
+{
+	struct dma_pool *pool;
+	bool ok = false;
+	dma_addr_t d;
+	void *v;
+
+	pool = dma_pool_create("dgit_going", dgit_tdev.dev, DGIT_SIZE,
+			       DGIT_SIZE, 0);
+	pr_info("# create while going: %s\n", pool ? "a pool" : "NULL");
+	if (pool) {
+		v = dma_pool_alloc(pool, GFP_KERNEL, &d);
+		ok = v;
+		if (v)
+			dma_pool_free(pool, v, d);
+		dma_pool_destroy(pool);
+	}
+	dg_ktap_result(&dgit_ktap, ok, "dgit_create_while_going");
+}
+
 static void dgit_churn(void)
 {
 	unsigned int i, budget = 3;
@@ -121,9 +152,11 @@ static int __init dgit_init(void)
 	ret = dg_test_dev_get(&dgit_tdev, "dmaguard_inplace_test");
 	if (ret)
 		return ret;
-	dg_ktap_begin(&dgit_ktap, churn ? 1 : 3);
+	dg_ktap_begin(&dgit_ktap, churn || going ? 1 : 3);
 	dg_test_dev_describe(&dgit_tdev);
-	if (churn) {
+	if (going) {
+		dgit_create_while_going();
+	} else if (churn) {
 		dgit_churn();
 	} else {
 		dgit_case("dgit_double_free", dgit_double_free);
