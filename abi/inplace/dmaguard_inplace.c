@@ -259,7 +259,7 @@ MODULE_PARM_DESC(test_unloading,
 #endif
 
 /* A module reference for a new pool: none once the module is going. */
-static bool dgip_module_get(void)
+static notrace bool dgip_module_get(void)
 {
 #ifdef DMAGUARD_TEST_HOOKS
 	if (READ_ONCE(test_unloading))
@@ -269,24 +269,8 @@ static bool dgip_module_get(void)
 }
 
 /*
- * The kernel's pool, for a create while the module is going (rmmod, after
- * the last pool went): calls from this module are not redirected. Not a
- * tail call (the barrier after it): the kernel's function must return
- * here, so that the redirect sees this module as the caller.
- */
-static noinline struct dma_pool *
-dgip_kernel_pool_create(const char *name, struct device *dev, size_t size,
-			size_t align, size_t boundary)
-{
-	struct dma_pool *pool = dma_pool_create(name, dev, size, align,
-						boundary);
-
-	barrier();
-	return pool;
-}
-
-/*
- * dma_pool_create() from the load on. The module reference each pool
+ * dma_pool_create() from the load on, with the module reference the
+ * redirect took for it (dgip_redirect_fn()). The reference each pool
  * holds keeps the redirect (and this code) in place until its destroy.
  */
 static struct dma_pool *dgip_dma_pool_create(const char *name,
@@ -295,9 +279,6 @@ static struct dma_pool *dgip_dma_pool_create(const char *name,
 {
 	struct dgip_pool *p;
 
-	if (!dgip_module_get())
-		return dgip_kernel_pool_create(name, dev, size, align,
-					       boundary);
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		goto err_put;
@@ -409,8 +390,14 @@ static void notrace dgip_redirect_fn(unsigned long ip, unsigned long parent_ip,
 {
 	struct dgip_redirect *r = container_of(ops, struct dgip_redirect, ops);
 
-	/* this module's own call: the kernel's code (create while going) */
-	if (within_module(parent_ip, THIS_MODULE))
+	/*
+	 * A create takes its module reference here, where nothing sleeps
+	 * and the exit's unregistration waits for this callback: while the
+	 * module is going (rmmod, after its last pool went) the create is
+	 * not redirected, and the kernel's function makes the kernel's pool,
+	 * as before the load, never returning into this module.
+	 */
+	if (r->every_call && !dgip_module_get())
 		return;
 	if (r->every_call || dgip_owns(ftrace_regs_get_argument(fregs, 0)))
 		ftrace_regs_set_instruction_pointer(fregs, r->to);

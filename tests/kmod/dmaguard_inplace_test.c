@@ -99,7 +99,9 @@ static void dgit_interior_free(struct dma_pool *pool, void **bad)
 /*
  * A create while dmaguard_inplace.ko is going (its test hook set: the
  * window of rmmod after the last pool went): the driver still gets a
- * pool, the kernel's, that works and is destroyed as usual.
+ * pool, the kernel's, that works and is destroyed as usual. The kernel's
+ * struct dma_pool starts with a list head, a kernel address; one of
+ * dmaguard_inplace.ko starts with a magic that is not one.
  */
 static void dgit_create_while_going(void)
 {
@@ -110,10 +112,12 @@ static void dgit_create_while_going(void)
 
 	pool = dma_pool_create("dgit_going", dgit_tdev.dev, DGIT_SIZE,
 			       DGIT_SIZE, 0);
-	pr_info("# create while going: %s\n", pool ? "a pool" : "NULL");
+	pr_info("# create while going: %s\n", !pool ? "NULL" :
+		virt_addr_valid(*(void **)pool) ? "the kernel's pool" :
+		"not the kernel's pool");
 	if (pool) {
 		v = dma_pool_alloc(pool, GFP_KERNEL, &d);
-		ok = v;
+		ok = v && virt_addr_valid(*(void **)pool);
 		if (v)
 			dma_pool_free(pool, v, d);
 		dma_pool_destroy(pool);
