@@ -290,7 +290,7 @@ static void entry_unindex(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	RB_CLEAR_NODE(&e->rb);
 	hlist_del_rcu(&e->hnode);
 	list_del_init(&e->lru);
-	c->nr_indexed--;
+	WRITE_ONCE(c->nr_indexed, c->nr_indexed - 1);	/* read unlocked */
 }
 
 /*
@@ -782,7 +782,7 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	pin_it_insert(e, &c->index);
 	hlist_add_head_rcu(&e->hnode, pin_hash_head(c, start));
 	list_add(&e->lru, &c->lru);
-	c->nr_indexed++;
+	WRITE_ONCE(c->nr_indexed, c->nr_indexed + 1);	/* read unlocked */
 	queue_age(c);
 	spin_unlock_irq(&c->lock);
 	return e;

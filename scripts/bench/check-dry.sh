@@ -25,7 +25,8 @@ result() { echo "$1" | tee -a "$res"; }
 # must not touch it.
 results() {
 	find "$top/build/bench" -path "$top/build/bench/dry-run" -prune -o \
-		-path '*/kbuild' -prune -o -type f \
+		-path '*/kbuild' -prune -o \
+		-path "$top/build/bench/chunk_table/linux" -prune -o -type f \
 		\( -name '*.bench' -o -name '*.txt' -o -name '*.log' -o \
 		   -name '*.results' -o -name '*.verdict' -o -name blocks \) \
 		-printf '%P %s %T@\n' | sort

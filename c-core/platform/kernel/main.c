@@ -229,7 +229,8 @@ static unsigned long dg_pin_shrink_scan(struct shrinker *s,
 			break;
 	}
 	sc->nr_scanned = done;	/* entries looked at, those passed over too */
-	return freed ? freed : SHRINK_STOP;
+	/* entries looked at are progress, even when each had a second chance */
+	return freed || done ? freed : SHRINK_STOP;
 }
 
 #if DG_SHRINKER_ALLOC
