@@ -544,6 +544,13 @@ static struct dg_pin_entry *pin_lookup(struct dg_pin_cache *c,
  * lock is held for as many entries as the caller chose, not for a pass
  * over the list per victim.
  */
+/* A scan budget in which each live entry is looked at twice at most. */
+static unsigned long lru_two_passes(const struct dg_pin_cache *c)
+	__must_hold(&c->lock)
+{
+	return 2UL * c->nr_indexed;
+}
+
 static struct dg_pin_entry *lru_victim(struct dg_pin_cache *c,
 				       unsigned long *scan)
 	__must_hold(&c->lock)
@@ -575,7 +582,7 @@ static bool evict_for_charge(struct dg_pin_cache *c, unsigned long nr_pages)
 	LIST_HEAD(out);
 
 	spin_lock_irq(&c->lock);
-	scan = 2UL * c->nr_indexed;	/* each entry looked at twice at most */
+	scan = lru_two_passes(c);
 	while (freed < nr_pages) {
 		e = lru_victim(c, &scan);
 		if (!e)
@@ -596,7 +603,7 @@ static bool make_room(struct dg_pin_cache *c, u64 bytes,
 		      struct list_head *out)
 	__must_hold(&c->lock)
 {
-	unsigned long scan = 2UL * c->nr_indexed;
+	unsigned long scan = lru_two_passes(c);
 	struct dg_pin_entry *e;
 
 	while ((c->max_bytes && c->bytes + bytes > c->max_bytes) ||
@@ -1083,8 +1090,7 @@ unsigned int dg_pin_cache_evict(struct dg_pin_cache *c,
 	unsigned int done = 0;
 
 	spin_lock_irq(&c->lock);
-	/* and each entry looked at twice at most */
-	budget = min_t(unsigned long, nr_to_scan, 2UL * c->nr_indexed);
+	budget = min_t(unsigned long, nr_to_scan, lru_two_passes(c));
 	scan = budget;
 	while ((e = lru_victim(c, &scan))) {
 		entry_evict_deferred(c, e);

@@ -238,7 +238,7 @@ ok() { echo "ok - $*"; }
 notok() { echo "not ok - $*"; fail=1; }
 
 cmd_check() {
-	local pkg kver mod t0 info first='' planted what stale
+	local pkg kver mod t0 info first='' planted what stale v
 	command -v dkms >/dev/null || { notok "dkms: dkms not installed (make deps)"; return; }
 	lock
 	pkg=$(assemble "$out")
@@ -248,10 +248,11 @@ cmd_check() {
 		notok "dkms/version: dkms.conf and $header disagree"
 	fi
 	# The README's dkms commands and paths name the version users get.
+	v=$(conf_version "$pkg/dkms.conf")
 	stale=$(grep -no 'dmaguard[/-][0-9]\+\.[0-9]\+' "$top/README.md" |
-		grep -v "[/-]$(conf_version "$pkg/dkms.conf")\$" || true)
+		grep -v "[/-]$v\$" || true)
 	if [ -z "$stale" ]; then
-		ok "dkms/readme-version: README.md names dmaguard $(conf_version "$pkg/dkms.conf") only"
+		ok "dkms/readme-version: README.md names dmaguard $v only"
 	else
 		notok "dkms/readme-version: README.md names another version: $(echo $stale)"
 	fi

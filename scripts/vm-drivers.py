@@ -121,7 +121,15 @@ def stock(mods, names, dest, own):
                           if not b.endswith("-stock")) + "\n")
 
 
-def inputs_key(kver, name, symvers, src):
+def set_builds(name):
+    """A set's builds: (converted?, {module: file name}), in order."""
+    builds = [(True, SETS[name][2])]
+    if name == "nvme":
+        builds.append((False, {"nvme": "nvme-rebuild"}))
+    return builds
+
+
+def inputs_key(kver, name, symvers, src, tarball):
     """What a set's build depends on, as one hash."""
     h = hashlib.sha256(f"{kver} {name} {src}\n".encode())
     files = [os.path.join(TOP, "scripts", f) for f in
@@ -133,8 +141,7 @@ def inputs_key(kver, name, symvers, src):
     for f in files:
         with open(f, "rb") as fh:
             h.update(f.encode() + b"\0" + hashlib.sha256(fh.read()).digest())
-    for f in (src, f"/usr/src/linux-source-{kver.split('.')[0]}."
-              f"{kver.split('.')[1]}.tar.xz"):
+    for f in (src, tarball):
         if os.path.exists(f):
             st = os.stat(f)
             h.update(f"{f} {st.st_size} {st.st_mtime_ns}\n".encode())
@@ -148,10 +155,7 @@ def build_set(kver, name, work, symvers, src):
     dest = os.path.join(TOP, "build", "vm-ko", kver, name)
     shutil.rmtree(dest, ignore_errors=True)
     os.makedirs(dest)
-    builds = [(True, files)]
-    if name == "nvme":
-        builds.append((False, {"nvme": "nvme-rebuild"}))
-    for convert, names in builds:
+    for convert, names in set_builds(name):
         tree, clog, blog = rd.build_dir(src, d, mods, kver, symvers, work,
                                         headers, convert=convert)
         with open(os.path.join(tree, "build.log"), "w",
@@ -212,17 +216,17 @@ def main():
             if built.returncode != 0:
                 why = "dmaguard.ko did not build"
             else:
-                key = inputs_key(kver, n, symvers, src)
+                key = inputs_key(kver, n, symvers, src, tarball)
                 mark = os.path.join(TOP, "build", "vm-ko", kver, n, ".inputs")
                 try:
                     with open(mark, encoding="utf-8") as f:
                         same = f.read().strip() == key
                 except OSError:
                     same = False
-                made = list(SETS[n][2].values()) + \
-                    (["nvme-rebuild"] if n == "nvme" else [])
-                same = same and all(os.path.exists(os.path.join(
-                    os.path.dirname(mark), m + ".ko")) for m in made)
+                same = same and all(
+                    os.path.exists(os.path.join(os.path.dirname(mark),
+                                                f + ".ko"))
+                    for _, names in set_builds(n) for f in names.values())
                 why = "" if same else build_set(kver, n, work, symvers, src)
                 if not why and not same:
                     with open(mark, "w", encoding="utf-8") as f:

@@ -135,15 +135,21 @@ rust_misuse() {
 	done
 }
 
+# readme_block SECTION LANG: the code blocks of language LANG in README.md's
+# section SECTION (a "## " heading), fences removed.
+readme_block() {
+	sed -n "/^## $1/,/^## /p" "$top/README.md" |
+		sed -n '/^```'"$2"'$/,/^```$/{/^```/d;p}'
+}
+
 # readme_c KVER DIR SYMVERS: README.md's C module builds with its Kbuild
 # lines, W=1 and warning-free.
 readme_c() {
-	local kver=$1 d=$2 sym=$3 sect
+	local kver=$1 d=$2 sym=$3
 	rm -rf "$d"
 	mkdir -p "$d"
-	sect=$(sed -n '/^## Use it from a C driver/,/^## /p' "$top/README.md")
-	sed -n '/^```c$/,/^```$/{/^```/d;p}' <<< "$sect" > "$d/example.c"
-	sed -n '/^```make$/,/^```$/{/^```/d;p}' <<< "$sect" > "$d/Kbuild"
+	readme_block 'Use it from a C driver' c > "$d/example.c"
+	readme_block 'Use it from a C driver' make > "$d/Kbuild"
 	if ! grep -q 'module_init' "$d/example.c" ||
 	   ! grep -q '^obj-m += example.o$' "$d/Kbuild"; then
 		result "not ok - abi/consumers/$kver/readme-c # no module (c block) or Kbuild (make block) in README.md's C section"
@@ -160,8 +166,7 @@ readme_c() {
 readme_rust() {
 	local kver=$1 d=$2 sym=$3
 	rust_moddir "$d" ring_example
-	sed -n '/^## Using dmaguard from Rust/,/^## /p' "$top/README.md" |
-		sed -n '/^```rust$/,/^```$/{/^```/d;p}' > "$d/ring_example.rs"
+	readme_block 'Using dmaguard from Rust' rust > "$d/ring_example.rs"
 	if ! grep -q 'module!' "$d/ring_example.rs"; then
 		result "not ok - abi/consumers/$kver/readme-rust # no module in README.md's Rust section"
 	elif kbuild "$kver" "$d" "$inc" "$sym" > "$d/build.log" 2>&1 &&

@@ -440,9 +440,13 @@ def build_initramfs(items, args, work):
 	return initrd
 
 
+def kernel_image(args):
+	return args.image or f'/boot/vmlinuz-{args.kver}'
+
+
 def dry_missing(items, args, spec0, backend, work):
 	"""What a boot of items would need and does not have (a dry run)."""
-	need = [args.image or f'/boot/vmlinuz-{args.kver}']
+	need = [kernel_image(args)]
 	opts = BACKENDS[backend].qemu + spec0['qemu']
 	need += [v.split(',')[0] for o, v in zip(opts, opts[1:]) if o == '-plugin']
 	with open(os.path.join(work, 'initramfs.cpio.gz'), 'rb') as f:
@@ -464,7 +468,7 @@ def boot(spec, args, backend, initrd, log):
 	cmd = ['qemu-system-x86_64', '-accel', 'tcg', '-cpu', 'max',
 	       '-m', spec['mem'], '-smp', str(spec['smp'] or 1),
 	       '-nographic', '-no-reboot',
-	       '-kernel', args.image or f'/boot/vmlinuz-{args.kver}',
+	       '-kernel', kernel_image(args),
 	       '-initrd', initrd,
 	       '-append', ' '.join([BASE_APPEND] + b.append + spec['append'])]
 	cmd += b.qemu + spec['qemu']
