@@ -115,6 +115,20 @@ int dg_pool_check_params(const struct dg_pool_params *p, const char **why)
 	return -EINVAL;
 }
 
+/*
+ * The inverse of the odd @d modulo 2^64, by Newton's iteration: d * d is 1
+ * modulo 8, and each step doubles the bits that are right.
+ */
+static u64 pool_inverse(u64 d)
+{
+	u64 x = d;
+	int i;
+
+	for (i = 0; i < 5; i++)
+		x *= 2 - d * x;
+	return x;
+}
+
 /* Geometry: chunk size, segments, bitmap shape, bus alignment. */
 static void pool_set_geometry(struct dg_pool *pool, size_t align,
 			      size_t boundary)
@@ -223,8 +237,9 @@ struct dg_pool *dg_pool_create(const struct dg_pool_params *p)
 	if (shift >= 2) {
 		pool->run_shift = shift;
 		pool->pcp_high = 1u << shift;
-		pool->run_span = (unsigned long)pool->stride << shift;
 	}
+	pool->stride_tz = __ffs(pool->stride);
+	pool->stride_inv = pool_inverse(pool->stride >> pool->stride_tz);
 	pool->run_mask = pool->pcp_high == BITS_PER_LONG ? ~0ul :
 			 (1ul << max(pool->pcp_high, 1u)) - 1;
 	pool->chunks_gen = 1;	/* runs never set have gen 0 */

@@ -41,6 +41,9 @@ static void run_set(struct dg_pool *pool, struct dg_pcp_run *run,
 	run->dma = chunk->blocks_dma + off;
 	run->live = chunk_live(pool, chunk) + first / BITS_PER_LONG;
 	run->first = first;
+	/* A group may end in a segment's unused tail. */
+	run->nr = min(pool->pcp_high,
+		      pool->blocks_per_seg - (first & pool->slot_mask));
 	run->gen = READ_ONCE(pool->chunks_gen);
 	/* bits: read without the locks by pcp_has_blocks() and the stats */
 	WRITE_ONCE(run->bits, bits);
@@ -143,6 +146,7 @@ static noinline bool pcp_refill(struct dg_pool *pool, struct dg_pcp *pcp)
 		run->dma = pcp->freed.dma;
 		run->live = pcp->freed.live;
 		run->first = pcp->freed.first;
+		run->nr = pcp->freed.nr;
 		run->gen = pcp->freed.gen;
 		/*
 		 * Out of one run before into the other: a statistics reader

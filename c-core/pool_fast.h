@@ -46,11 +46,7 @@ static __always_inline void __dma *run_hand_out(struct dg_pool *pool,
 	WRITE_ONCE(run->bits, bits & (bits - 1));
 	set_bit(bit, run->live);
 	/* A run is inside one segment: its blocks at stride steps. */
-	bit -= run->first % BITS_PER_LONG;
-	if (likely(pool->stride_shift))
-		off = (unsigned long)bit << pool->stride_shift;
-	else
-		off = (unsigned long)bit * pool->stride;
+	off = (unsigned long)(bit - run->first % BITS_PER_LONG) * pool->stride;
 	mem = run->base + off;
 	*dma = run->dma + off;
 	local_unlock(&pool->pcp->lock);
@@ -82,37 +78,18 @@ static __always_inline void __dma *__dg_pool_alloc(struct dg_pool *pool,
 }
 
 /*
- * Where @off, a free's distance from @run's first block, lands in @run's
- * group: sets *@bit to the block's bit number in its word, or returns
- * false for anything the slow path must decide (a run that may not be
- * looked at, an address between blocks, a mismatched bus address).
- * Arithmetic only.
+ * Which block of @run's group @addr is: its index, or @run->nr or more
+ * when @addr is not a block of the group. Arithmetic only, and exact: the
+ * product is the quotient when the stride's odd factor divides the
+ * offset, and past every quotient when it does not; the rotate brings a
+ * remainder modulo the power of two into the top bits.
  */
-static __always_inline bool run_block(struct dg_pool *pool,
-				      const struct dg_pcp_run *run,
-				      unsigned long off, dma_addr_t dma,
-				      u32 *bit)
+static __always_inline unsigned long run_index(const struct dg_pool *pool,
+					       const struct dg_pcp_run *run,
+					       unsigned long addr)
 {
-	unsigned long i;
-
-	if (unlikely(!run_usable(pool, run)))
-		return false;
-	if (likely(pool->stride_shift)) {
-		if (unlikely(off & (pool->stride - 1)))
-			return false;
-		i = off >> pool->stride_shift;
-	} else {
-		i = reciprocal_divide(off, pool->recip);
-		/* A group may end in a segment's unused tail. */
-		if (unlikely(i * pool->stride != off ||
-			     (run->first & pool->slot_mask) + i >=
-			     pool->blocks_per_seg))
-			return false;
-	}
-	if (unlikely(run->dma + off != dma))
-		return false;
-	*bit = run->first % BITS_PER_LONG + i;
-	return true;
+	return ror64((addr - dg_dma_addr(run->base)) * pool->stride_inv,
+		     pool->stride_tz);
 }
 
 /* dg_pool_free(), which documents it. */
@@ -120,7 +97,7 @@ static __always_inline enum dg_bad_free __dg_pool_free(struct dg_pool *pool,
 						       void __dma *vaddr,
 						       dma_addr_t dma)
 {
-	unsigned long addr = dg_dma_addr(vaddr), off;
+	unsigned long addr = dg_dma_addr(vaddr), i;
 	struct dg_pcp_run *run;
 	struct dg_pcp *pcp;
 	u32 bit;
@@ -130,22 +107,25 @@ static __always_inline enum dg_bad_free __dg_pool_free(struct dg_pool *pool,
 		return dg_pool_free_bypass(pool, vaddr, dma);
 	/*
 	 * Fast path: a good free of a block in the group of one of this
-	 * CPU's runs (an address range: run_span is 0 without caches, and
-	 * a run never set starts at address 0). Anything else, the slow
-	 * path, which decides afresh (nothing has changed yet).
+	 * CPU's runs (nr is 0 without caches and in a run never set).
+	 * Anything else (a run that may not be looked at, an address
+	 * between blocks, a mismatched bus address), the slow path, which
+	 * decides afresh (nothing has changed yet).
 	 */
 	if (unlikely(want_init_on_free()))
 		goto slow;
 	run = &pcp->alloc;
-	off = addr - dg_dma_addr(run->base);
-	if (off >= pool->run_span) {
+	i = run_index(pool, run, addr);
+	if (i >= run->nr) {
 		run = &pcp->freed;
-		off = addr - dg_dma_addr(run->base);
-		if (off >= pool->run_span)
+		i = run_index(pool, run, addr);
+		if (i >= run->nr)
 			goto slow;
 	}
-	if (unlikely(!run_block(pool, run, off, dma, &bit)))
+	if (unlikely(!run_usable(pool, run) ||
+		     run->dma + (addr - dg_dma_addr(run->base)) != dma))
 		goto slow;
+	bit = run->first % BITS_PER_LONG + i;
 	/* The one decision a racing double free cannot slip past. */
 	if (unlikely(!test_and_clear_bit(bit, run->live)))
 		return dg_pool_bad_free(pool, pcp, DG_BAD_DOUBLE, vaddr, dma);

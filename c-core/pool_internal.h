@@ -53,6 +53,7 @@ struct dg_pcp_run {
 	unsigned long bits;	/* its blocks, in their word; read unlocked */
 	unsigned long gen;
 	u32 first;		/* bit number of the group's first block */
+	u32 nr;			/* blocks in the group; 0: no free is cached */
 };
 
 struct dg_pcp {
@@ -91,8 +92,14 @@ struct dg_pool {
 	u32 run_shift;		/* log2 of that; 0 without caches */
 	unsigned long run_mask;	/* a group's bits, from bit 0 of a word */
 	unsigned long chunks_gen; /* moves on when chunks are freed */
-	/* bytes from a run's base its blocks span; 0 without caches */
-	unsigned long run_span;
+	/*
+	 * A block's index in its run from its offset by a multiply and a
+	 * rotate, which is also the divisibility test (run_block()): the
+	 * inverse modulo 2^64 of the stride's odd factor, and its power of
+	 * two.
+	 */
+	u32 stride_tz;
+	u64 stride_inv;
 	u32 size;
 	u32 stride;
 	u32 chunk_shift;

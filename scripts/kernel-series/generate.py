@@ -237,18 +237,18 @@ def cut(text, first, last, new=""):
 # allocation and the free, the "live" bitmap goes (a block not free in
 # its chunk is live), and the text that speaks of caches says what is left.
 PCP_DROP = [
-    "pcp_trylock", "run_hand_out", "run_usable", "__pool_alloc", "run_block",
+    "pcp_trylock", "run_hand_out", "run_usable", "__pool_alloc", "run_index",
     "__pool_free", "run_chunk", "run_set", "run_flush", "pcp_flush",
     "pcp_refill", "pcp_drain_irq", "pcp_has_blocks", "pool_steal",
     "pool_alloc_slow", "run_holds", "pool_find_chunk", "pcp_find_chunk",
     "run_takes", "run_add", "pcp_put", "pool_free_slow", "pcp_drain_taken",
-    "pcp_drain", "pool_drain", "pool_cpu_dead", "chunk_live",
+    "pcp_drain", "pool_drain", "pool_cpu_dead", "chunk_live", "pool_inverse",
 ]
 PCP_PROTOTYPES = ["pool_alloc_bypass", "pool_free_bypass", "pool_bad_free"]
 PCP_CUTS = [
     ("/*\n * Per-CPU caches of free blocks, in runs:", "\tstruct pcp_run freed;\n};\n", ""),
     ("\t/*\n\t * Read without the lock by every allocation and free: geometry,",
-     "\tunsigned long run_span;\n", "\t/* Fixed at creation. */\n"),
+     "\tu64 stride_inv;\n", "\t/* Fixed at creation. */\n"),
     (" * Per-CPU caches: frees go to the CPU's cache", "visits no CPU.\n *\n", ""),
     (" * Locking: a CPU's cache is a local_trylock_t", "allocated or freed under either lock.\n",
      " * Locking: pool->lock is taken with interrupts saved (pools are used from\n"

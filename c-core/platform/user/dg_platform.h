@@ -147,6 +147,12 @@ static inline u32 reciprocal_divide(u32 a, struct reciprocal_value r)
 	return (t + ((a - t) >> r.sh1)) >> r.sh2;
 }
 
+/* <linux/bitops.h>'s, which tools/include lacks. */
+static inline u64 ror64(u64 word, unsigned int shift)
+{
+	return (word >> (shift & 63)) | (word << ((-shift) & 63));
+}
+
 /* log2.h of tools/include lacks it. */
 static inline int order_base_2(unsigned long n)
 {
