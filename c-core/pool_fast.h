@@ -82,11 +82,13 @@ static __always_inline void __dma *__dg_pool_alloc(struct dg_pool *pool,
  * when @addr is not a block of the group. Arithmetic only, and exact: the
  * product is the quotient when the stride's odd factor divides the
  * offset, and past every quotient when it does not; the rotate brings a
- * remainder modulo the power of two into the top bits.
+ * remainder modulo the power of two into the top bits. 64 bits wide on
+ * every architecture: on a 32-bit one, those top bits are what tells an
+ * interior pointer from a block.
  */
-static __always_inline unsigned long run_index(const struct dg_pool *pool,
-					       const struct dg_pcp_run *run,
-					       unsigned long addr)
+static __always_inline u64 run_index(const struct dg_pool *pool,
+				     const struct dg_pcp_run *run,
+				     unsigned long addr)
 {
 	return ror64((addr - dg_dma_addr(run->base)) * pool->stride_inv,
 		     pool->stride_tz);
@@ -97,10 +99,11 @@ static __always_inline enum dg_bad_free __dg_pool_free(struct dg_pool *pool,
 						       void __dma *vaddr,
 						       dma_addr_t dma)
 {
-	unsigned long addr = dg_dma_addr(vaddr), i;
+	unsigned long addr = dg_dma_addr(vaddr);
 	struct dg_pcp_run *run;
 	struct dg_pcp *pcp;
 	u32 bit;
+	u64 i;
 
 	pcp = pcp_trylock(pool);
 	if (unlikely(!pcp))	/* an interrupt inside this CPU's section */
@@ -125,7 +128,7 @@ static __always_inline enum dg_bad_free __dg_pool_free(struct dg_pool *pool,
 	if (unlikely(!run_usable(pool, run) ||
 		     run->dma + (addr - dg_dma_addr(run->base)) != dma))
 		goto slow;
-	bit = run->first % BITS_PER_LONG + i;
+	bit = run->first % BITS_PER_LONG + (u32)i;
 	/* The one decision a racing double free cannot slip past. */
 	if (unlikely(!test_and_clear_bit(bit, run->live)))
 		return dg_pool_bad_free(pool, pcp, DG_BAD_DOUBLE, vaddr, dma);

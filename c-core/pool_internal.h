@@ -94,7 +94,7 @@ struct dg_pool {
 	unsigned long chunks_gen; /* moves on when chunks are freed */
 	/*
 	 * A block's index in its run from its offset by a multiply and a
-	 * rotate, which is also the divisibility test (run_block()): the
+	 * rotate, which is also the divisibility test (run_index()): the
 	 * inverse modulo 2^64 of the stride's odd factor, and its power of
 	 * two.
 	 */

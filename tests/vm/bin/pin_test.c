@@ -977,6 +977,7 @@ static void case_destroy_held(void)
 
 	case_ok = 1;
 	pid = fork();
+	CHECK(pid >= 0, "fork");
 	if (!pid) {
 		int fd = dev_open(PT_BIND_DEV, 0), me = getpid(), i;
 		char *p = map_anon(4 * PAGE);
@@ -995,7 +996,7 @@ static void case_destroy_held(void)
 		      "held after destroy");
 		CHECK(!pin_put(fd, g.slot), "last put");
 		/* the work item the last put queued releases the entry, then @c */
-		for (i = 0; i < WORK_POLLS && debugfs_caches_of(me); i++)
+		for (i = 0; i < WORK_POLLS && debugfs_caches_of(me) > 0; i++)
 			usleep(10000);
 		CHECK(debugfs_caches_of(me) == 0, "caches %d after the last put",
 		      debugfs_caches_of(me));
@@ -1003,8 +1004,11 @@ static void case_destroy_held(void)
 		fflush(stdout);
 		_exit(!case_ok);
 	}
-	waitpid(pid, &status, 0);
-	CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "child %#x", status);
+	if (pid > 0) {
+		waitpid(pid, &status, 0);
+		CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "child %#x",
+		      status);
+	}
 	result("destroy_with_handle_held");
 }
 
