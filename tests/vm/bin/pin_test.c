@@ -245,23 +245,52 @@ static void *map_anon(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* A cache's line of debugfs dmaguard/pin_caches: what the cases read. */
+struct debugfs_cache {
+	unsigned long long handles, bad_puts;
+};
+
+#define DEBUGFS_CACHES_MAX	64
+
+/*
+ * The caches debugfs dmaguard/pin_caches lists for process @pid (each line
+ * names its creator), the first DEBUGFS_CACHES_MAX of them into @out.
+ * Return: how many, or -1 without the file.
+ */
+static int debugfs_caches(int pid, struct debugfs_cache *out)
+{
+	FILE *f = fopen("/sys/kernel/debug/dmaguard/pin_caches", "r");
+	unsigned long long v[12];
+	char line[512], dev[64];
+	int tgid, n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &tgid, dev, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+			   &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]) == 14 &&
+		    tgid == pid) {
+			if (n < DEBUGFS_CACHES_MAX)
+				out[n] = (struct debugfs_cache){
+					.handles = v[3], .bad_puts = v[11],
+				};
+			n++;
+		}
+	fclose(f);
+	return n;
+}
+
 /* debugfs dmaguard/pin_caches has a cache of @pid with @handles held. */
 static int debugfs_lists(int pid, unsigned long long handles)
 {
-	FILE *f = fopen("/sys/kernel/debug/dmaguard/pin_caches", "r");
-	unsigned long long hd, bytes;
-	unsigned int ent, idx;
-	char line[256], dev[64];
-	int tgid, found = 0;
+	struct debugfs_cache c[DEBUGFS_CACHES_MAX];
+	int i, n = debugfs_caches(pid, c);
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d %63s %u %u %llu %llu", &tgid, dev, &ent,
-			   &idx, &bytes, &hd) == 6 && tgid == pid &&
-		    hd == handles)
-			found = 1;
-	if (f)
-		fclose(f);
-	return found;
+	for (i = 0; i < n && i < DEBUGFS_CACHES_MAX; i++)
+		if (c[i].handles == handles)
+			return 1;
+	return 0;
 }
 
 /* miss, hit, sub-range hit; one pin per page; pinned_vm charged. */
@@ -628,24 +657,15 @@ static void case_munmap_prompt(int fd)
 	result("munmap_released_promptly");
 }
 
-/* bad_puts of this process's cache in debugfs, or -1. */
+/* bad_puts of this process's (last listed) cache in debugfs, or -1. */
 static long debugfs_bad_puts(int pid)
 {
-	FILE *f = fopen("/sys/kernel/debug/dmaguard/pin_caches", "r");
-	unsigned long long v[12];
-	long found = -1;
-	char line[512], dev[64];
-	int tgid;
+	struct debugfs_cache c[DEBUGFS_CACHES_MAX];
+	int n = debugfs_caches(pid, c);
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-			   &tgid, dev, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-			   &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]) == 14 &&
-		    tgid == pid)
-			found = (long)v[11];
-	if (f)
-		fclose(f);
-	return found;
+	if (n > DEBUGFS_CACHES_MAX)
+		n = DEBUGFS_CACHES_MAX;
+	return n > 0 ? (long)c[n - 1].bad_puts : -1;
 }
 
 /*
@@ -948,19 +968,12 @@ static void case_exit_live(void)
 	result("exit_with_live_entries");
 }
 
-/* How many caches debugfs dmaguard/pin_caches lists for process @pid. */
+/* How many caches debugfs dmaguard/pin_caches lists for @pid, or -1. */
 static int debugfs_caches_of(int pid)
 {
-	FILE *f = fopen("/sys/kernel/debug/dmaguard/pin_caches", "r");
-	char line[256];
-	int tgid, n = 0;
+	struct debugfs_cache c[DEBUGFS_CACHES_MAX];
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d ", &tgid) == 1 && tgid == pid)
-			n++;
-	if (f)
-		fclose(f);
-	return f ? n : -1;
+	return debugfs_caches(pid, c);
 }
 
 /*
