@@ -53,7 +53,7 @@ $(VM_BIN_DIR)/%.sh: tests/vm/bin/%.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
 
-$(VM_BIN_DIR)/%: tests/vm/bin/%.c $(wildcard tests/kmod/*.h)
+$(VM_BIN_DIR)/%: tests/vm/bin/%.c $(wildcard tests/kmod/*.h tests/vm/bin/*.h)
 	@mkdir -p $(dir $@)
 	musl-gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 

@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/dma-mapping.h>
+#include <linux/error-injection.h>
 #include <linux/iommu.h>
 #include <linux/atomic.h>
 #include "dg_platform.h"
@@ -23,6 +24,10 @@ bool dg_test_chunks_fail;
 #define dg_chunk_mem_refused()	false
 #endif
 
+/*
+ * fail_function may fail it (tests/vm/fault.vmtest), where slab and page
+ * allocator injection may not reach (CMA, an IOMMU's own memory).
+ */
 void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
 			       gfp_t gfp)
 {
@@ -36,6 +41,7 @@ void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
 		atomic_long_add(size, &dg_chunk_bytes);
 	return (void __dma __force *)mem;
 }
+ALLOW_ERROR_INJECTION(dg_chunk_mem_alloc, NULL);
 
 void dg_chunk_mem_free(void *dev, size_t size, void __dma *mem,
 		       dma_addr_t dma)

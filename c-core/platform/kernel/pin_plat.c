@@ -21,6 +21,7 @@
 #include <linux/scatterlist.h>
 #include <linux/dma-mapping.h>
 #include <linux/dma-map-ops.h>
+#include <linux/error-injection.h>
 #include <linux/pci.h>
 #include <linux/iommu.h>
 #include <linux/module.h>
@@ -90,6 +91,7 @@ static const struct mmu_interval_notifier_ops dg_pin_mni_ops = {
 	.invalidate = dg_pin_invalidate_cb,
 };
 
+/* Error injection may fail it (tests/vm/fault.vmtest), as the pin and map. */
 int dg_pin_plat_track(struct dg_pin_plat *plat, struct dg_pin_notifier *n,
 		      unsigned long start, unsigned long len)
 {
@@ -103,6 +105,7 @@ int dg_pin_plat_track(struct dg_pin_plat *plat, struct dg_pin_notifier *n,
 	mmput(plat->mm);
 	return ret;
 }
+ALLOW_ERROR_INJECTION(dg_pin_plat_track, ERRNO);
 
 bool dg_pin_plat_allows(struct dg_pin_plat *plat, unsigned long start,
 			unsigned long last, bool write)
@@ -146,6 +149,7 @@ void dg_pin_plat_uncharge(struct dg_pin_plat *plat, unsigned long nr_pages)
 	atomic64_sub(nr_pages, &plat->mm->pinned_vm);
 }
 
+/* Injected on a call after a range's first (DG_PIN_BATCH): a partial pin. */
 long dg_pin_plat_pin(struct dg_pin_plat *plat, unsigned long start,
 		     unsigned long nr_pages, bool write, void **pages)
 {
@@ -157,6 +161,7 @@ long dg_pin_plat_pin(struct dg_pin_plat *plat, unsigned long start,
 	return pin_user_pages_fast(start, nr_pages, flags,
 				   (struct page **)pages);
 }
+ALLOW_ERROR_INJECTION(dg_pin_plat_pin, ERRNO);
 
 void dg_pin_plat_unpin(struct dg_pin_plat *plat, void **pages,
 		       unsigned long nr_pages, bool dirty)
@@ -251,6 +256,7 @@ free:
 	kfree(sgt);
 	return ret;
 }
+ALLOW_ERROR_INJECTION(dg_pin_plat_map, ERRNO);
 
 void dg_pin_plat_unmap(struct dg_pin_plat *plat, void *cookie,
 		       unsigned long nr_pages, bool write)

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "../../kmod/dmaguard_pin_test.h"
+#include "vm_status.h"
 
 #define PAGE		4096UL
 #define DEV		"/dev/dmaguard_pin_test"
@@ -187,22 +188,6 @@ static long vmstat(const char *key)
 			found = v;
 	fclose(f);
 	return found;
-}
-
-/* VmPin of /proc/self/status, in kB (mm->pinned_vm). */
-static long vm_pin_kb(void)
-{
-	char line[128];
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
 }
 
 /* Pins held now, system-wide: the leak check's two counters. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include "../../kmod/dmaguard_pin_unbind.h"
+#include "vm_status.h"
 
 #define DRV	"/sys/bus/pci/drivers/dmaguard_pin_unbind"
 #define MIB	(1UL << 20)
@@ -30,22 +31,6 @@ static void check(int ok, const char *what)
 		printf("# failed: %s (errno %d)\n", what, errno);
 		fails++;
 	}
-}
-
-/* The kB of VmPin in /proc/self/status, or -1. */
-static long vm_pin_kb(void)
-{
-	char line[128];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
 }
 
 /* The PCI address of the device bound to the driver, or "" for none. */
