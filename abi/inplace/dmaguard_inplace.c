@@ -15,7 +15,7 @@
  * the kernel's function or drops that return and jumps to
  * dmaguard_pool_alloc() or dmaguard_pool_free(), which return to the
  * driver. A few instructions, where a regular ftrace_ops callback saves
- * and restores the registers around an indirect call: 11 instructions a
+ * and restores the registers around an indirect call: 8 instructions a
  * call over a converted driver instead of 110 (make bench, BENCH inplace). dma_pool_create()
  * and dma_pool_destroy() get an ftrace_ops with FTRACE_OPS_FL_IPMODIFY,
  * whose callback moves the instruction pointer the same way: every create
@@ -34,10 +34,12 @@
  * per call from the pool argument.
  *
  * Which pool is whose, in O(1) and without reading device-visible memory:
- * the first word of a pool created here is DGIP_POOL_MAGIC, a value that
- * is not a kernel address. The kernel's struct dma_pool begins with the
- * head of its page list, a kernel pointer; both structures live in kernel
- * memory that no device can reach. The check reads that one word.
+ * the first word of a pool created here is DGIP_POOL_MAGIC, a value below
+ * 2^31, so a user address and never a kernel one (and one compare with a
+ * sign-extended immediate on x86-64). The kernel's struct dma_pool begins
+ * with the head of its page list, a kernel pointer; both structures live
+ * in kernel memory that no device can reach. The check reads that one
+ * word.
  *
  * Locking: dgip_lock (a mutex) guards the list of devices and their pool
  * lists; the readers of the pools files take it. dgip_reg_lock, outside
@@ -91,10 +93,10 @@ DMAGUARD_IMPORT_NS();
 #endif
 
 /*
- * Not a kernel address on x86-64 with 4- or 5-level paging (bit 63 clear,
- * bits 62..56 not all clear), nor on arm64 (bit 55 clear).
+ * Below 2^31: a user address on every 64-bit architecture, never the
+ * kernel pointer that begins the kernel's struct dma_pool.
  */
-#define DGIP_POOL_MAGIC		0x5a64676970706f6cUL
+#define DGIP_POOL_MAGIC		0x70696764UL
 
 /**
  * struct dgip_dev - a device with pools created here
@@ -330,9 +332,10 @@ static void dgip_dma_pool_destroy(struct dma_pool *pool)
  * other arguments and return to the driver (misuse is theirs to catch:
  * reported once per pool, not applied). Any other pool: return into the
  * kernel's function.
- * %r11 is free at a function's entry (not an argument register). After
- * the drop the stack is that of a function's entry (UNWIND_HINT_FUNC, for
- * objtool and the ORC unwinder). Call depth tracking counts the call only
+ * A NULL pool faults on the compare, where the kernel's function would
+ * fault on its first use of the pool: neither takes one. After the drop
+ * the stack is that of a function's entry (UNWIND_HINT_FUNC, for objtool
+ * and the ORC unwinder). Call depth tracking counts the call only
  * on the path that returns.
  */
 #define DGIP_POOL_OFFSET	8
@@ -343,10 +346,7 @@ static_assert(offsetof(struct dgip_pool, pool) == DGIP_POOL_OFFSET);
 	    ".type dgip_" #fn "_tramp, @function\n"			\
 	    "dgip_" #fn "_tramp:\n"					\
 	    ASM_ENDBR							\
-	    "testq %rdi, %rdi\n"					\
-	    "jz 1f\n"							\
-	    "movabsq $" __stringify(DGIP_POOL_MAGIC) ", %r11\n"	\
-	    "cmpq %r11, (%rdi)\n"					\
+	    "cmpq $" __stringify(DGIP_POOL_MAGIC) ", (%rdi)\n"	\
 	    "jne 1f\n"							\
 	    "addq $8, %rsp\n"						\
 	    "movq " __stringify(DGIP_POOL_OFFSET) "(%rdi), %rdi\n"	\
