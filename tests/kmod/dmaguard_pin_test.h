@@ -77,7 +77,7 @@ struct pt_hammer {
 	__u32 iters, write;	/* in */
 	__u64 ok, faults, other; /* out: gets that worked, -EFAULT, else */
 	__s32 first_err;	/* out: the first "other" errno */
-	__u32 pad;
+	__u32 again;		/* out: -EAGAIN (invalidations kept racing) */
 };
 
 /*

@@ -272,6 +272,7 @@ static int pt_hammer(struct pt_file *f, void __user *arg)
 	h.ok = 0;
 	h.faults = 0;
 	h.other = 0;
+	h.again = 0;
 	h.first_err = 0;
 	down_read(&f->cache_rw);
 	if (!f->cache || f->destroyed) {
@@ -291,6 +292,8 @@ static int pt_hammer(struct pt_file *f, void __user *arg)
 			h.ok++;
 		} else if (ret == -EFAULT) {
 			h.faults++;
+		} else if (ret == -EAGAIN) {
+			h.again++;
 		} else {
 			h.other++;
 			if (!h.first_err)

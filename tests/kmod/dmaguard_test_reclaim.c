@@ -70,8 +70,7 @@ void dgt_reclaim(void)
 	unsigned int n = 0, waited = 0;
 	long bytes0, bytes1;
 	bool ok = true;
-	s64 since_free;
-	ktime_t t_free;
+	unsigned long j_free, since_free;
 	dma_addr_t d;
 	void *v;
 
@@ -94,7 +93,7 @@ void dgt_reclaim(void)
 	bytes0 = dg_test_chunk_bytes();
 	EXPECT(ok, st0.chunks == 4, "%u chunks for 4 chunks' worth", st0.chunks);
 	/* No chunk can have emptied before this. */
-	t_free = ktime_get();
+	j_free = jiffies;
 	if (b)
 		dgt_free_blocks(pool, b, n);
 	/* The blocks this CPU still caches go back to their chunks. */
@@ -107,19 +106,22 @@ void dgt_reclaim(void)
 		goto out;
 	}
 	dgt_stats(pool, &st);
-	since_free = ktime_ms_delta(ktime_get(), t_free);
+	since_free = jiffies - j_free;
 	/*
 	 * Hysteresis: nothing goes back before the delay. Checked only when
-	 * the statistics were read within it (a vCPU may be stalled for
-	 * longer on a loaded host: then the case says so).
+	 * the statistics were read within it, counted in jiffies as the
+	 * reclaim's delayed work counts it, with a jiffy to spare for its
+	 * timer (a vCPU may be stalled for longer on a loaded host: then the
+	 * case says so).
 	 */
-	if (since_free < DGT_RECLAIM_DELAY_MS)
+	if (since_free + 1 < msecs_to_jiffies(DGT_RECLAIM_DELAY_MS))
 		EXPECT(ok, st.chunks == 4 && st.chunks_empty == 4,
-		       "%lld ms after freeing: %u chunks, %u empty",
-		       since_free, st.chunks, st.chunks_empty);
+		       "%u ms after freeing: %u chunks, %u empty",
+		       jiffies_to_msecs(since_free), st.chunks,
+		       st.chunks_empty);
 	else
-		pr_info("# reclaim: statistics read %lld ms after the frees: hysteresis not checked\n",
-			since_free);
+		pr_info("# reclaim: statistics read %u ms after the frees: hysteresis not checked\n",
+			jiffies_to_msecs(since_free));
 	msleep(400);
 	waited = 400;
 	/*
@@ -678,18 +680,29 @@ void dgt_destroy_live(void)
 	EXPECT(ok, pool, "create failed");
 	if (!pool)
 		goto out;
+	/*
+	 * On one CPU, as in dgt_reclaim(): a task that moved while it
+	 * allocated would leave a group in the first CPU's cache and take a
+	 * fourth chunk; one that moved while it freed would leave the middle
+	 * chunk's blocks cached, and that chunk not empty.
+	 */
+	migrate_disable();
 	b = dgt_chunks_setup(pool, 3, &n);
 	EXPECT(ok, b, "setup failed");
-	if (!ok)
+	if (ok)
+		EXPECT(ok, dgt_alloc_blocks(pool, b, n) == n, "alloc failed");
+	if (!ok) {
+		migrate_enable();
 		goto out;
-	EXPECT(ok, dgt_alloc_blocks(pool, b, n) == n, "alloc failed");
-	if (!ok)
-		goto out;
+	}
 	/* Keep the first and last block: two chunks live, the middle empty. */
 	first = b[0];
 	last = b[n - 1];
 	for (i = 1; i < n - 1; i++)
 		dmaguard_pool_free(pool, (void *)b[i].v, b[i].d);
+	/* The blocks this CPU still caches go back to their chunks. */
+	dg_pool_drain(dg_test_core(pool));
+	migrate_enable();
 	memset((void *)first.v, 0x5e, 64);
 	memset((void *)last.v, 0x5f, 64);
 	dgt_stats(pool, &st);

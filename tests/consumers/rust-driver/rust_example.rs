@@ -338,8 +338,10 @@ impl EduDriver {
             if !self.landed(&io, ctrl, seen) {
                 self.bad.fetch_add(1, Ordering::Relaxed);
             }
+            // The pin put and the landing block freed before the count
+            // says so: the waiter then reads the statistics.
+            drop(io);
             self.completed.fetch_add(1, Ordering::Release);
-            // `io` drops here: the pin is put, the landing block freed.
         }
     }
 

@@ -239,8 +239,8 @@ struct debugfs_cache {
 
 /*
  * The caches debugfs dmaguard/pin_caches lists for process @pid (each line
- * names its creator), the first DEBUGFS_CACHES_MAX of them into @out.
- * Return: how many, or -1 without the file.
+ * names its creator; -1: any), the first DEBUGFS_CACHES_MAX of them into
+ * @out (if not NULL). Return: how many, or -1 without the file.
  */
 static int debugfs_caches(int pid, struct debugfs_cache *out)
 {
@@ -255,8 +255,8 @@ static int debugfs_caches(int pid, struct debugfs_cache *out)
 		if (sscanf(line, "%d %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
 			   &tgid, dev, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
 			   &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]) == 14 &&
-		    tgid == pid) {
-			if (n < DEBUGFS_CACHES_MAX)
+		    (pid < 0 || tgid == pid)) {
+			if (out && n < DEBUGFS_CACHES_MAX)
 				out[n] = (struct debugfs_cache){
 					.handles = v[3], .bad_puts = v[11],
 				};
@@ -611,11 +611,15 @@ static void case_munmap_prompt(int fd)
 {
 	size_t len = 64UL << 20;
 	char *p = map_anon(len);
-	long pins0 = net_pins(), kb0 = vm_pin_kb(), pins = 0, kb = 0;
+	long pins0, kb0, pins = 0, kb = 0;
 	struct pt_get g;
 	int i;
 
 	case_ok = 1;
+	/* No release of an earlier case's may land inside the counts. */
+	settle(fd);
+	pins0 = net_pins();
+	kb0 = vm_pin_kb();
 	CHECK(p, "mmap 64 MiB");
 	if (!p) {
 		result("munmap_released_promptly");
@@ -809,16 +813,22 @@ static void case_bad_input(int fd)
 	result("bad_input");
 }
 
-/* The byte budget evicts the least recently used unused entry. */
-static void case_budget(void)
+/*
+ * The byte budget evicts the least recently used unused entry. @main_fd:
+ * the main cache, settled first so that no release an earlier case left
+ * to the work item (bad_input's munmap) lands inside the counts.
+ */
+static void case_budget(int main_fd)
 {
 	int fd = dev_open(PT_BIND_DEV, 8 * PAGE);
 	char *p = map_anon(12 * PAGE);
 	struct pt_get a, b, c;
 	struct pt_stats st;
-	long net0 = net_pins();
+	long net0;
 
 	case_ok = 1;
+	settle(main_fd);
+	net0 = net_pins();
 	fill(p, 12 * PAGE, 23);
 	CHECK(!pin_get(fd, p, 4 * PAGE, 0, &a), "get a");
 	CHECK(!pin_get(fd, p + 4 * PAGE, 4 * PAGE, 0, &b), "get b");
@@ -893,7 +903,7 @@ static void case_rlimit(void)
  */
 static void case_exit_live(void)
 {
-	int fd = open(DEV, O_RDWR), status;
+	int fd = open(DEV, O_RDWR), status, i;
 	struct pt_stats st;
 	__u32 slot = 0;
 	pid_t pid;
@@ -901,6 +911,12 @@ static void case_exit_live(void)
 	case_ok = 1;
 	CHECK(fd >= 0, "open");
 	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid < 0) {
+		close(fd);
+		result("exit_with_live_entries");
+		return;
+	}
 	if (!pid) {
 		struct pt_create c = { .flags = PT_BIND_DEV };
 		char *p = map_anon(16 * PAGE);
@@ -930,13 +946,22 @@ static void case_exit_live(void)
 		munmap(p, PAGE);
 	}
 	CHECK(!ioctl(fd, PT_IOC_PUT, &slot), "put after exit");
+	/*
+	 * The entries the exit invalidated go with the work item (queued on
+	 * the child's CPU, however late it runs), the held one after its put.
+	 */
+	for (i = 0; i < WORK_POLLS && stats(fd).entries; i++)
+		usleep(10000);
 	st = stats(fd);
-	CHECK(st.handles == 0 && st.entries <= 1, "handles %llu entries %u",
-	      (unsigned long long)st.handles, st.entries);
+	CHECK(st.handles == 0 && st.entries == 0 && st.pinned_bytes == 0,
+	      "handles %llu entries %u bytes %llu",
+	      (unsigned long long)st.handles, st.entries,
+	      (unsigned long long)st.pinned_bytes);
 	CHECK(ioctl(fd, PT_IOC_DESTROY) == 0, "destroy");
 	close(fd);
 	/* and a process that exits without closing: release cleans up */
 	pid = fork();
+	CHECK(pid >= 0, "fork");
 	if (!pid) {
 		char *p = map_anon(8 * PAGE);
 		struct pt_get g;
@@ -1038,17 +1063,25 @@ static void case_idle_aging(void)
 	char *p = map_anon(len);
 	struct pt_stats st;
 	struct pt_get g;
+	long kb0;
 	int fd, i;
 
 	case_ok = 1;
 	CHECK(!dmaguard_param("pin_idle_secs", "1"), "pin_idle_secs=1");
 	fd = dev_open(0, 0);
 	fill(p, len, 22);
+	kb0 = vm_pin_kb();
 	CHECK(!pin_get(fd, p, len, 0, &g), "get");
 	pin_put(fd, g.slot);
-	for (i = 0; i < WORK_POLLS && stats(fd).entries; i++)
+	/* Gone from the index first, then unpinned and uncharged. */
+	for (i = 0; i < WORK_POLLS; i++) {
+		st = stats(fd);
+		if (!st.entries && !st.pinned_bytes && vm_pin_kb() == kb0)
+			break;
 		usleep(10000);
+	}
 	st = stats(fd);
+	CHECK(vm_pin_kb() == kb0, "VmPin %ld kB, was %ld", vm_pin_kb(), kb0);
 	CHECK(st.entries == 0 && st.pinned_bytes == 0 && st.evictions == 1,
 	      "entries %u bytes %llu evictions %llu", st.entries,
 	      (unsigned long long)st.pinned_bytes,
@@ -1120,12 +1153,15 @@ static void case_thp(int fd)
 static void case_teardown(int fd)
 {
 	char line[256];
-	int n = 0;
+	int n = 0, i;
 	FILE *f;
 
 	case_ok = 1;
 	CHECK(ioctl(fd, PT_IOC_DESTROY) == 0, "destroy");
 	close(fd);
+	/* Releases the work item still has to run (earlier caches' too). */
+	for (i = 0; i < WORK_POLLS && debugfs_caches(-1, NULL) > 0; i++)
+		usleep(10000);
 	CHECK(vmstat("nr_foll_pin_acquired") == vmstat("nr_foll_pin_released"),
 	      "nr_foll_pin_acquired %ld != released %ld",
 	      vmstat("nr_foll_pin_acquired"), vmstat("nr_foll_pin_released"));
@@ -1195,7 +1231,7 @@ int main(void)
 	case_bad_put(fd);
 	case_shrinker(fd);
 	case_bad_input(fd);
-	case_budget();
+	case_budget(fd);
 	case_rlimit();
 	case_exit_live();
 	case_destroy_held();
