@@ -97,6 +97,8 @@ DMAGUARD_IMPORT_NS();
  * kernel pointer that begins the kernel's struct dma_pool.
  */
 #define DGIP_POOL_MAGIC		0x70696764UL
+/* The trampolines compare it as a sign-extended 32-bit immediate. */
+static_assert(DGIP_POOL_MAGIC < 0x80000000UL);
 
 /**
  * struct dgip_dev - a device with pools created here

@@ -28,8 +28,8 @@ bool dg_test_chunks_fail;
  * fail_function may fail it (tests/vm/fault.vmtest), where slab and page
  * allocator injection may not reach (CMA, an IOMMU's own memory).
  */
-void __dma *dg_chunk_mem_alloc(void *dev, size_t size, dma_addr_t *dma,
-			       gfp_t gfp)
+noinline void __dma *dg_chunk_mem_alloc(void *dev, size_t size,
+					dma_addr_t *dma, gfp_t gfp)
 {
 	void *mem;
 

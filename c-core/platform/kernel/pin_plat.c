@@ -92,7 +92,7 @@ static const struct mmu_interval_notifier_ops dg_pin_mni_ops = {
 };
 
 /* Error injection may fail it (tests/vm/fault.vmtest), as the pin and map. */
-int dg_pin_plat_track(struct dg_pin_plat *plat, struct dg_pin_notifier *n,
+noinline int dg_pin_plat_track(struct dg_pin_plat *plat, struct dg_pin_notifier *n,
 		      unsigned long start, unsigned long len)
 {
 	int ret;
@@ -149,8 +149,8 @@ void dg_pin_plat_uncharge(struct dg_pin_plat *plat, unsigned long nr_pages)
 	atomic64_sub(nr_pages, &plat->mm->pinned_vm);
 }
 
-/* Injected on a call after a range's first (DG_PIN_BATCH): a partial pin. */
-long dg_pin_plat_pin(struct dg_pin_plat *plat, unsigned long start,
+/* Failed on a call after a range's first (DG_PIN_BATCH): a partial pin. */
+noinline long dg_pin_plat_pin(struct dg_pin_plat *plat, unsigned long start,
 		     unsigned long nr_pages, bool write, void **pages)
 {
 	unsigned int flags = FOLL_LONGTERM | (write ? FOLL_WRITE : 0);
@@ -208,7 +208,7 @@ static bool dg_pin_sgt_needs_sync(struct device *dev, struct sg_table *sgt)
 	return false;
 }
 
-int dg_pin_plat_map(struct dg_pin_plat *plat, void **pages,
+noinline int dg_pin_plat_map(struct dg_pin_plat *plat, void **pages,
 		    unsigned long nr_pages, bool write, void **cookie)
 {
 	unsigned int seg = dma_get_max_seg_size(plat->dev) & PAGE_MASK;

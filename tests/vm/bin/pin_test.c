@@ -167,35 +167,6 @@ static int same_data(int fd, unsigned int slot, const void *p, size_t len,
 	return ok;
 }
 
-static long vmstat(const char *key)
-{
-	char name[64];
-	long v, found = -1;
-	int r = open("/proc/sys/vm/stat_refresh", O_WRONLY);
-	FILE *f;
-
-	/* fold the per-CPU deltas first, or the counters lag */
-	if (r >= 0) {
-		if (write(r, "1", 1) < 0)
-			diag("stat_refresh: %s", strerror(errno));
-		close(r);
-	}
-	f = fopen("/proc/vmstat", "r");
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %ld", name, &v) == 2)
-		if (!strcmp(name, key))
-			found = v;
-	fclose(f);
-	return found;
-}
-
-/* Pins held now, system-wide: the leak check's two counters. */
-static long net_pins(void)
-{
-	return vmstat("nr_foll_pin_acquired") - vmstat("nr_foll_pin_released");
-}
-
 /*
  * Entries invalidated while unused are released by the cache's work item,
  * or by the next get: a get that fails (page 1 is never mapped) releases
@@ -962,6 +933,10 @@ static void case_exit_live(void)
 	/* and a process that exits without closing: release cleans up */
 	pid = fork();
 	CHECK(pid >= 0, "fork");
+	if (pid < 0) {
+		result("exit_with_live_entries");
+		return;
+	}
 	if (!pid) {
 		char *p = map_anon(8 * PAGE);
 		struct pt_get g;
