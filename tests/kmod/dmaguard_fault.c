@@ -140,13 +140,19 @@ static u32 dgf_chunks(struct dgf_round *r)
 	return dg_test_stats(r->pool, &st) ? 0 : st.chunks;
 }
 
-/* Unfaulted: give every block back and destroy the pool. */
-static void dgf_teardown(struct dgf_round *r)
+/* Unfaulted: give every block in r->blk[] back. */
+static void dgf_give_back(struct dgf_round *r)
 {
 	while (r->held) {
 		r->held--;
 		dmaguard_pool_free(r->pool, r->blk[r->held], r->dma[r->held]);
 	}
+}
+
+/* Unfaulted: give every block back and destroy the pool. */
+static void dgf_teardown(struct dgf_round *r)
+{
+	dgf_give_back(r);
 	if (r->managed)
 		dmaguard_pool_destroy_managed(r->pool);
 	else
@@ -300,10 +306,7 @@ static int dgf_setup_used(struct dgf_round *r)
 	if (!r->pool)
 		return -ENOMEM;
 	err = dgf_take(r, 200);
-	while (r->held) {
-		r->held--;
-		dmaguard_pool_free(r->pool, r->blk[r->held], r->dma[r->held]);
-	}
+	dgf_give_back(r);
 	return err;
 }
 

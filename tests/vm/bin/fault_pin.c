@@ -188,12 +188,8 @@ static int round_child(const struct sweep *s, unsigned int n)
 	}
 	if (s->op == OP_GET && ret)
 		check_empty(fd, pin0, n);
-	if (s->op == OP_GET && !ret) {
-		__u32 slot = 0;
-
-		if (ioctl(fd, PT_IOC_PUT, &slot))
-			BAD("round %u: put failed (errno %d)", n, errno);
-	}
+	if (s->op == OP_GET && !ret && call(OP_PUT, fd, buf, len))
+		BAD("round %u: put failed (errno %d)", n, errno);
 	if (s->op != OP_DESTROY) {
 		check_get(fd, buf, len, n);
 		if (ioctl(fd, PT_IOC_DESTROY))

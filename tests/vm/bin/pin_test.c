@@ -953,14 +953,6 @@ static void case_exit_live(void)
 	result("exit_with_live_entries");
 }
 
-/* How many caches debugfs dmaguard/pin_caches lists for @pid, or -1. */
-static int debugfs_caches_of(int pid)
-{
-	struct debugfs_cache c[DEBUGFS_CACHES_MAX];
-
-	return debugfs_caches(pid, c);
-}
-
 /*
  * Destroy with a handle held: the release after the last put (the work
  * item's) frees the cache. In a child of its own, so that the cache is
@@ -982,22 +974,22 @@ static void case_destroy_held(void)
 		struct pt_get g;
 		long ret;
 
-		CHECK(debugfs_caches_of(me) == 1, "caches %d after open",
-		      debugfs_caches_of(me));
+		CHECK(debugfs_caches(me, NULL) == 1, "caches %d after open",
+		      debugfs_caches(me, NULL));
 		fill(p, 4 * PAGE, 20);
 		CHECK(!pin_get(fd, p, 4 * PAGE, 1, &g), "get");
 		ret = ioctl(fd, PT_IOC_DESTROY);
 		CHECK(ret == 1, "destroy returned %ld", ret);
-		CHECK(debugfs_caches_of(me) == 1, "caches %d while held",
-		      debugfs_caches_of(me));
+		CHECK(debugfs_caches(me, NULL) == 1, "caches %d while held",
+		      debugfs_caches(me, NULL));
 		CHECK(same_data(fd, g.slot, p, 4 * PAGE, 1),
 		      "held after destroy");
 		CHECK(!pin_put(fd, g.slot), "last put");
 		/* the work item the last put queued releases the entry, then @c */
-		for (i = 0; i < WORK_POLLS && debugfs_caches_of(me) > 0; i++)
+		for (i = 0; i < WORK_POLLS && debugfs_caches(me, NULL) > 0; i++)
 			usleep(10000);
-		CHECK(debugfs_caches_of(me) == 0, "caches %d after the last put",
-		      debugfs_caches_of(me));
+		CHECK(debugfs_caches(me, NULL) == 0, "caches %d after the last put",
+		      debugfs_caches(me, NULL));
 		close(fd);
 		fflush(stdout);
 		_exit(!case_ok);
