@@ -8,11 +8,15 @@
  *                handles drivers hold, an interval notifier of its own and
  *                an id (a slot of the cache's id array) that handles name
  *                it by.
- * hold           the entry's word: handles held << 1 | DG_PIN_INDEXED.
- *                A get takes a handle only while INDEXED is set (a
- *                compare-and-exchange); whoever brings the word to 0
- *                (the last put of an unindexed entry, or an eviction
- *                taking an idle one, 1 -> 0) owns the entry's release.
+ holds          the entry's handles, counted per CPU (the get's; the
+ *                handle's cookie names it, and its put gives it back
+ *                there): hits on one entry from several CPUs write no
+ *                line in common. A get takes a handle only while its
+ *                slot is not UNLINKED (a compare-and-exchange). Unlinking
+ *                (under the lock) exchanges every slot for UNLINKED and
+ *                moves their sum into left; whoever brings left to 0
+ *                (the unlinker, when no handle was held, or the last put)
+ *                owns the entry's release.
  * index          an interval tree (the kernel's interval_tree_generic.h)
  *                over the live (indexed) entries, under the lock: a get
  *                that misses the hash walks the entries containing the
@@ -33,17 +37,18 @@
  * lru            every live entry, in use or not; a hit only marks its
  *                entry referenced. Eviction takes from the tail, giving
  *                referenced entries a second chance (to the head, mark
- *                cleared) and skipping those in use (never evicted).
+ *                cleared) and skipping those in use (never evicted; a hit
+ *                that races the unlinking keeps its pages to its put).
  * dead           stale entries no handle holds, invalidated inside the
  *                notifier callback, which queues the platform's deferred
  *                reap (a work item) to release them in process context;
  *                so does the last put of a stale entry. A get or destroy
  *                that comes first releases them.
  *
- * An entry is new while a miss pins it (hold 0, not indexed: the
+ * An entry is new while a miss pins it (no handle, not indexed: the
  * notifier only moves its sequence), live once indexed, stale once
- * invalidated, evicted or destroyed (INDEXED cleared under the lock,
- * never set again; released at the last put, or from dead).
+ * invalidated, evicted or destroyed (unlinked under the lock, never
+ * indexed again; released at the last put, or from dead).
  *
  * Lifetime: the cache is reference counted (ref): one reference is its
  * creator's, dropped by dg_pin_cache_destroy(); one is held by every
@@ -52,11 +57,13 @@
  * Whoever drops the last frees the cache, so a destroy racing the last
  * puts, or a put racing another, never touches freed memory.
  *
- * Handles name their entry by a cookie (entry id and a serial number
- * unique among all entries), never by a pointer: a put looks the id up
- * in the cache's id array and applies only to an entry of this cache, with
- * that serial, held. Anything else (a foreign, stale or doubled handle)
- * is reported once per cache, counted and refused.
+ * Handles name their entry by a cookie (entry id, the id's generation,
+ * the CPU of the get), never by a pointer: a put looks the id up in the
+ * cache's id array and applies only to an entry of this cache, of that
+ * generation, held on that CPU. Anything else (a foreign or stale
+ * handle, one put twice) is reported once per cache, counted and refused;
+ * a copy put twice is seen as long as no other handle is counted on its
+ * CPU (past that, it takes another handle's place, as any count allows).
  *
  * Invalidation: the platform calls dg_pin_invalidate() from the mm's
  * notifier for every entry overlapping the range. For an event that may
@@ -86,10 +93,10 @@
  * never make a get fail for the limit.
  *
  * Locking: c->lock (spinlock_t) guards the index, the hash's and the
- * lists' changes, INDEXED and the counters but the per-CPU hits. Hits
+ * lists' changes, unlinking and the counters but the per-CPU hits. Hits
  * and puts take no lock: an RCU read section, one atomic
- * compare-and-exchange on the entry's word (and a per-CPU increment for
- * a hit). Puts come from any context (I/O completions run in interrupts),
+ * compare-and-exchange on the entry's slot of the handle's CPU (and a
+ * per-CPU increment for a hit). Puts come from any context (I/O completions run in interrupts),
  * so c->lock is taken with interrupts off: saved where the caller's state
  * is unknown (puts, the notifier callback), _irq in process context.
  * Nothing is pinned, mapped, charged, allocated or freed under the lock.
@@ -97,9 +104,6 @@
  * c->lock.
  */
 #include "pincache_internal.h"
-
-/* Serial numbers of entries, for handle cookies; 0 is never one. */
-static atomic_t dg_pin_serial = ATOMIC_INIT(0);
 
 #define START(e)	((e)->start)
 #define LAST(e)		((e)->last)
@@ -111,6 +115,27 @@ INTERVAL_TREE_DEFINE(struct dg_pin_entry, rb, unsigned long, subtree_last,
 static unsigned long *ids_used(struct dg_pin_ids *ids)
 {
 	return (unsigned long *)&ids->slot[ids->nr];
+}
+
+/* The ids' generations, after the bitmap. */
+static u32 *ids_gen(struct dg_pin_ids *ids)
+{
+	return (u32 *)(ids_used(ids) + BITS_TO_LONGS(ids->nr));
+}
+
+/*
+ * The next generation of @id, for the cookie of the entry taking it: a
+ * handle of an earlier entry of that id is refused until the generation
+ * wraps (2^27 entries of that id later). Never 0, so no cookie is 0.
+ */
+static u32 ids_next_gen(struct dg_pin_ids *ids, u32 id)
+{
+	u32 *gen = &ids_gen(ids)[id];
+
+	*gen = (*gen + 1) & (BIT(DG_PIN_COOKIE_GEN_BITS) - 1);
+	if (!*gen)
+		*gen = 1;
+	return *gen;
 }
 
 static struct dg_pin_ids *ids_deref(struct dg_pin_cache *c)
@@ -125,7 +150,8 @@ static struct dg_pin_ids *ids_alloc(u32 nr, int node)
 	struct dg_pin_ids *ids;
 
 	ids = dg_kvcalloc(1, sizeof(*ids) + nr * sizeof(ids->slot[0]) +
-			  BITS_TO_LONGS(nr) * sizeof(long), node);
+			  BITS_TO_LONGS(nr) * sizeof(long) + nr * sizeof(u32),
+			  node);
 	if (ids) {
 		ids->nr = nr;
 		__set_bit(0, ids_used(ids));
@@ -148,7 +174,7 @@ void dg_pin_cache_check(struct dg_pin_cache *c)
 	spin_lock_irq(&c->lock);
 	for (e = pin_it_iter_first(&c->index, 0, ULONG_MAX); e;
 	     e = pin_it_iter_next(e, 0, ULONG_MAX)) {
-		VM_WARN_ON_ONCE(!(atomic_long_read(&e->hold) & DG_PIN_INDEXED));
+		VM_WARN_ON_ONCE(!e->indexed);
 		VM_WARN_ON_ONCE(e->start & (DG_PAGE_SIZE - 1));
 		VM_WARN_ON_ONCE(e->last - e->start + 1 != e->nr_pages * DG_PAGE_SIZE);
 		VM_WARN_ON_ONCE(list_empty(&e->lru));
@@ -156,7 +182,7 @@ void dg_pin_cache_check(struct dg_pin_cache *c)
 		indexed++;
 	}
 	list_for_each_entry(e, &c->lru, lru) {
-		VM_WARN_ON_ONCE(!(atomic_long_read(&e->hold) & DG_PIN_INDEXED));
+		VM_WARN_ON_ONCE(!e->indexed);
 		listed++;
 	}
 	for (b = 0; b < 1u << DG_PIN_HASH_BITS; b++) {
@@ -167,7 +193,7 @@ void dg_pin_cache_check(struct dg_pin_cache *c)
 		}
 	}
 	list_for_each_entry(e, &c->dead, lru)
-		VM_WARN_ON_ONCE(atomic_long_read(&e->hold));
+		VM_WARN_ON_ONCE(e->indexed || atomic_long_read(&e->left));
 	VM_WARN_ON_ONCE(!list_empty(&c->dead) && !c->reap_queued);
 	VM_WARN_ON_ONCE(indexed != c->nr_indexed);
 	VM_WARN_ON_ONCE(listed != indexed || hashed != indexed);
@@ -274,15 +300,7 @@ static void queue_age(struct dg_pin_cache *c)
 	dg_pin_plat_queue_age(&c->plat);
 }
 
-/* Take an idle live entry for eviction (1 -> 0): no get can hold it now. */
-static bool entry_take_idle(struct dg_pin_entry *e)
-{
-	long v = DG_PIN_INDEXED;
-
-	return atomic_long_try_cmpxchg(&e->hold, &v, 0);
-}
-
-/* Out of the index, the hash and the LRU; INDEXED is the caller's. */
+/* Out of the index, the hash and the LRU; unlinking is the caller's. */
 static void entry_unindex(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	__must_hold(&c->lock)
 {
@@ -294,15 +312,55 @@ static void entry_unindex(struct dg_pin_cache *c, struct dg_pin_entry *e)
 }
 
 /*
- * Unindex a live entry for good. Return: true when no handle held it: the
- * caller owns it; else the last put releases it.
+ * Unindex a live entry for good: no get can take a handle from here on.
+ * Return: true when no handle held it: the caller owns it; else the last
+ * put releases it.
  */
 static bool entry_unlink(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	__must_hold(&c->lock)
 {
+	long held = 0;
+	int cpu;
+
 	entry_unindex(c, e);
-	return atomic_long_fetch_andnot(DG_PIN_INDEXED, &e->hold) ==
-	       DG_PIN_INDEXED;
+	e->indexed = false;
+	/* the bias first: puts that meet an exchanged slot count down */
+	atomic_long_set(&e->left, DG_PIN_LEFT_BIAS);
+	for_each_possible_cpu(cpu)
+		held += atomic_long_xchg(per_cpu_ptr(e->holds, cpu),
+					 DG_PIN_UNLINKED);
+	/* no slot is ever below 0: a put that would take it there is refused */
+	return atomic_long_sub_return(DG_PIN_LEFT_BIAS - held, &e->left) == 0;
+}
+
+/* Handles held on a live entry: a snapshot (puts race it). */
+static long entry_handles(struct dg_pin_entry *e)
+{
+	long n = 0;
+	int cpu;
+
+	if (!e->indexed)
+		return max(atomic_long_read(&e->left), 0L);
+	for_each_possible_cpu(cpu)
+		n += atomic_long_read(per_cpu_ptr(e->holds, cpu));
+	return n;
+}
+
+/*
+ * Unlink a live entry no handle holds, for eviction. Return: true when it
+ * is the caller's now. False when it was in use (left as it is), or when
+ * a hit took it between the look and the unlinking: stale then (gone
+ * from the index and the LRU), released at that handle's put.
+ */
+static bool entry_take_idle(struct dg_pin_cache *c, struct dg_pin_entry *e)
+	__must_hold(&c->lock)
+{
+	if (entry_handles(e))
+		return false;
+	if (entry_unlink(c, e))
+		return true;
+	c->evictions++;
+	return false;
 }
 
 /* An unused entry just unlinked goes to the deferred reap. */
@@ -327,10 +385,11 @@ static int entry_name(struct dg_pin_cache *c, struct dg_pin_entry *e)
 		ids = ids_deref(c);
 		nr = ids->nr;
 		if (grown && grown->nr > nr) {
-			/* slots and used bits: the new array has room for both */
+			/* slots, used bits, generations: the new one is larger */
 			memcpy(grown->slot, ids->slot, nr * sizeof(ids->slot[0]));
 			memcpy(ids_used(grown), ids_used(ids),
 			       BITS_TO_LONGS(nr) * sizeof(long));
+			memcpy(ids_gen(grown), ids_gen(ids), nr * sizeof(u32));
 			rcu_assign_pointer(c->ids, grown);
 			grown = ids;	/* the old one, freed below */
 			ids = ids_deref(c);
@@ -339,8 +398,10 @@ static int entry_name(struct dg_pin_cache *c, struct dg_pin_entry *e)
 		id = find_next_zero_bit(ids_used(ids), nr, 1);
 		if (id < nr) {
 			__set_bit(id, ids_used(ids));
-			rcu_assign_pointer(ids->slot[id], e);
 			e->id = id;
+			e->cookie = (u64)ids_next_gen(ids, id) <<
+				    DG_PIN_COOKIE_GEN_SHIFT | id;
+			rcu_assign_pointer(ids->slot[id], e);
 			spin_unlock_irq(&c->lock);
 			/* the old array (lock-free puts may read it), or ours */
 			if (grown)
@@ -350,6 +411,9 @@ static int entry_name(struct dg_pin_cache *c, struct dg_pin_entry *e)
 		spin_unlock_irq(&c->lock);
 		if (grown)
 			kvfree_rcu(grown, rcu);
+		/* as many as a cookie can name */
+		if (nr >= DG_PIN_IDS_MAX)
+			return -ENOSPC;
 		grown = ids_alloc(2 * nr, c->node);
 		if (!grown)
 			return -ENOMEM;
@@ -383,7 +447,6 @@ static void entry_evict(struct dg_pin_cache *c, struct dg_pin_entry *e,
 			struct list_head *out)
 	__must_hold(&c->lock)
 {
-	entry_unindex(c, e);
 	entry_forget(c, e);
 	list_add(&e->lru, out);
 	c->evictions++;
@@ -397,7 +460,6 @@ static void entry_evict_deferred(struct dg_pin_cache *c,
 				 struct dg_pin_entry *e)
 	__must_hold(&c->lock)
 {
-	entry_unindex(c, e);
 	entry_to_dead(c, e);
 	c->evictions++;
 }
@@ -413,6 +475,15 @@ static void entry_unpin(struct dg_pin_cache *c, struct dg_pin_entry *e,
 		dg_pin_plat_unpin(&c->plat, e->pages, npinned, e->write);
 }
 
+/* After a grace period: no lock-free get or put reads @e any more. */
+static void entry_free_rcu(struct rcu_head *head)
+{
+	struct dg_pin_entry *e = container_of(head, struct dg_pin_entry, rcu);
+
+	free_percpu(e->holds);
+	kfree(e);
+}
+
 /*
  * Release an entry nobody can hold any more: notifier first (it waits
  * for a callback running on the entry), then the DMA mapping, the pins,
@@ -426,7 +497,7 @@ static void entry_release(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	entry_unpin(c, e, e->nr_pages);
 	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
 	dg_kvfree(e->pages);
-	kfree_rcu(e, rcu);
+	call_rcu(&e->rcu, entry_free_rcu);
 	dg_pin_cache_put(c);
 }
 
@@ -502,7 +573,7 @@ void dg_pin_age_deferred(struct dg_pin_plat *plat)
 	list_for_each_entry_safe(e, next, &c->lru, lru) {
 		/* hit since the last pass, or in use now: not idle */
 		hit = READ_ONCE(e->referenced);
-		if (hit || atomic_long_read(&e->hold) != DG_PIN_INDEXED) {
+		if (hit || entry_handles(e)) {
 			if (hit)
 				WRITE_ONCE(e->referenced, false);
 			e->aging = false;
@@ -513,7 +584,7 @@ void dg_pin_age_deferred(struct dg_pin_plat *plat)
 			e->aging = true;
 			continue;
 		}
-		if (entry_take_idle(e))
+		if (entry_take_idle(c, e))
 			entry_evict_deferred(c, e);
 	}
 	queue_age(c);
@@ -536,14 +607,6 @@ static struct dg_pin_entry *pin_lookup(struct dg_pin_cache *c,
 	return NULL;
 }
 
-/*
- * The coldest idle live entry, taken (its word 1 -> 0), or NULL. Entries
- * hit since the scan last passed get a second chance and entries in use
- * are passed over: both go to the head. Each entry looked at counts
- * against *@scan, the caller's budget for its whole call, so that the
- * lock is held for as many entries as the caller chose, not for a pass
- * over the list per victim.
- */
 /* A scan budget in which each live entry is looked at twice at most. */
 static unsigned long lru_two_passes(const struct dg_pin_cache *c)
 	__must_hold(&c->lock)
@@ -551,6 +614,15 @@ static unsigned long lru_two_passes(const struct dg_pin_cache *c)
 	return 2UL * c->nr_indexed;
 }
 
+/*
+ * The coldest idle live entry, unlinked (entry_take_idle()), or NULL.
+ * Entries hit since the scan last passed get a second chance and entries
+ * in use are passed over: both go to the head. Each entry looked at
+ * counts against *@scan, the caller's budget for its whole call, so that
+ * the lock is held for as many entries as the caller chose, not for a
+ * pass over the list per victim. A look costs a read of each possible
+ * CPU's slot of the entry.
+ */
 static struct dg_pin_entry *lru_victim(struct dg_pin_cache *c,
 				       unsigned long *scan)
 	__must_hold(&c->lock)
@@ -562,9 +634,11 @@ static struct dg_pin_entry *lru_victim(struct dg_pin_cache *c,
 		e = list_last_entry(&c->lru, struct dg_pin_entry, lru);
 		if (READ_ONCE(e->referenced))
 			WRITE_ONCE(e->referenced, false);
-		else if (entry_take_idle(e))
+		else if (entry_take_idle(c, e))
 			return e;
-		list_move(&e->lru, &c->lru);
+		/* in use (or taken by a hit just now, and gone) */
+		if (e->indexed)
+			list_move(&e->lru, &c->lru);
 	}
 	return NULL;
 }
@@ -626,29 +700,31 @@ static void drop_covered(struct dg_pin_cache *c, struct dg_pin_entry *n,
 	for (e = pin_it_iter_first(&c->index, n->start, n->last); e; e = next) {
 		next = pin_it_iter_next(e, n->start, n->last);
 		if (e->start >= n->start && e->last <= n->last &&
-		    (n->write || !e->write) && entry_take_idle(e))
+		    (n->write || !e->write) && entry_take_idle(c, e))
 			entry_evict(c, e, out);
 	}
 }
 
 /*
- * A handle taken under the lock on an entry found in the index: INDEXED
- * only goes under the lock, but lock-free gets and puts move the word.
+ * A handle taken under the lock on an entry found in the index, counted
+ * on @cpu: only unlinking (under the lock) makes a slot refuse it, but
+ * lock-free gets and puts move the slot.
  */
-static void entry_hold(struct dg_pin_entry *e)
+static void entry_hold(struct dg_pin_entry *e, unsigned int cpu)
 {
-	atomic_long_add_return(DG_PIN_HANDLE, &e->hold);
+	atomic_long_inc(per_cpu_ptr(e->holds, cpu));
 }
 
 /*
- * A handle given back by the lock's holder: a stale entry's last goes on
- * @out for release.
+ * A handle (counted on @cpu) given back by the lock's holder: a stale
+ * entry's last goes on @out for release.
  */
 static void entry_unhold_locked(struct dg_pin_cache *c,
-				struct dg_pin_entry *e, struct list_head *out)
+				struct dg_pin_entry *e, unsigned int cpu,
+				struct list_head *out)
 	__must_hold(&c->lock)
 {
-	if (pin_entry_unhold(e))
+	if (pin_entry_unhold(e, cpu))
 		return;
 	entry_forget(c, e);
 	list_add(&e->lru, out);
@@ -672,7 +748,7 @@ static bool entry_recheck(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	ok = dg_pin_plat_allows(&c->plat, e->start, e->last, e->write);
 	spin_lock_irq(&c->lock);
 	/* invalidated meanwhile: its pages may be stale, pin afresh */
-	if (!(atomic_long_read(&e->hold) & DG_PIN_INDEXED))
+	if (!e->indexed)
 		return false;
 	if (ok) {
 		/* a protection event while checking: check again next time */
@@ -709,13 +785,14 @@ static int entry_pin(struct dg_pin_cache *c, struct dg_pin_entry *e)
 
 /*
  * Pin, map and index a new entry for [start, start + bytes). The budgets
- * are reserved already. Return: the entry, holding one handle and a
- * reference on the cache, or an ERR_PTR(); nothing is left pinned,
- * charged, tracked or named on error.
+ * are reserved already. Return: the entry, holding one handle (counted
+ * on *@cpu) and a reference on the cache, or an ERR_PTR(); nothing is
+ * left pinned, charged, tracked or named on error.
  */
 static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 					 unsigned long start, u64 bytes,
-					 bool write, struct list_head *out)
+					 bool write, unsigned int *cpu,
+					 struct list_head *out)
 {
 	struct dg_pin_entry *e;
 	unsigned long seq;
@@ -732,17 +809,15 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	if (err)
 		goto free;
 	e->pages = dg_kvcalloc(e->nr_pages, sizeof(*e->pages), c->node);
+	/* every slot 0: no handle, and none can be put until indexed */
+	e->holds = alloc_percpu_gfp(atomic_long_t, GFP_KERNEL_ACCOUNT);
 	err = -ENOMEM;
-	if (!e->pages)
+	if (!e->pages || !e->holds)
 		goto uncharge_free;
 	e->start = start;
 	e->last = start + bytes - 1;
 	e->write = write;
 	e->cache = c;
-	atomic_long_set(&e->hold, 0);
-	e->serial = (u32)atomic_inc_return(&dg_pin_serial);
-	if (!e->serial)		/* wrapped: 0 means "no handle" */
-		e->serial = (u32)atomic_inc_return(&dg_pin_serial);
 	INIT_LIST_HEAD(&e->lru);
 	RB_CLEAR_NODE(&e->rb);
 	/* Named (unheld, so no put applies) from here to its release. */
@@ -783,7 +858,8 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	 * checks it. Every field a lock-free hit reads is set before the
 	 * entry is hashed.
 	 */
-	atomic_long_set(&e->hold, DG_PIN_HANDLE | DG_PIN_INDEXED);
+	e->indexed = true;
+	entry_hold(e, *cpu);
 	refcount_inc(&c->ref);
 	drop_covered(c, e, out);
 	pin_it_insert(e, &c->index);
@@ -803,12 +879,13 @@ erase:
 	spin_unlock_irq(&c->lock);
 	dg_kvfree(e->pages);
 	/* named: a lock-free put of a forged cookie may be reading it */
-	kfree_rcu(e, rcu);
+	call_rcu(&e->rcu, entry_free_rcu);
 	return ERR_PTR(err);
 uncharge_free:
 	dg_pin_plat_uncharge(&c->plat, e->nr_pages);
 free:
 	dg_kvfree(e->pages);
+	free_percpu(e->holds);
 	kfree(e);
 	return ERR_PTR(err);
 }
@@ -843,26 +920,29 @@ int dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
 	       bool write, struct dg_pin_handle *h)
 {
 	struct dg_pin_entry *e;
+	unsigned int cpu;
 
 	/*
 	 * Keyed as GUP pins and invalidations name ranges, untagged: a
 	 * tagged key would never meet an invalidation.
 	 */
 	addr = untagged_addr(addr);
-	e = __dg_pin_get(c, addr, len, write);
+	e = __dg_pin_get(c, addr, len, write, &cpu);
 	if (IS_ERR(e))
 		return PTR_ERR(e);
-	pin_fill_handle(e, addr, len, h);
+	pin_fill_handle(e, cpu, addr, len, h);
 	return 0;
 }
 
 /*
- * dg_pin_get() past the lock-free hit: @e is NULL, or held by a hit whose
- * protection changed (to re-check).
+ * dg_pin_get() past the lock-free hit: @e is NULL, or held (on *@cpu) by
+ * a hit whose protection changed (to re-check). The entry returned is
+ * held on *@cpu.
  */
 struct dg_pin_entry *dg_pin_get_locked(struct dg_pin_cache *c,
 				       unsigned long addr, size_t len,
-				       bool write, struct dg_pin_entry *e)
+				       bool write, struct dg_pin_entry *e,
+				       unsigned int *cpu)
 {
 	unsigned long start, end;
 	LIST_HEAD(out);
@@ -884,8 +964,10 @@ struct dg_pin_entry *dg_pin_get_locked(struct dg_pin_cache *c,
 	take_dead(c, &out);
 	if (!e) {
 		e = pin_lookup(c, start, end, write);
-		if (e)
-			entry_hold(e);
+		if (e) {
+			*cpu = raw_smp_processor_id();
+			entry_hold(e, *cpu);
+		}
 	}
 	if (e) {
 		/* held, found here or by a lock-free hit that must recheck */
@@ -896,7 +978,7 @@ struct dg_pin_entry *dg_pin_get_locked(struct dg_pin_cache *c,
 			return e;
 		}
 		/* dropped: the miss below pins what is mapped now, or fails */
-		entry_unhold_locked(c, e, &out);
+		entry_unhold_locked(c, e, *cpu, &out);
 	}
 	c->misses++;
 	if (c->max_bytes && bytes > c->max_bytes) {
@@ -915,7 +997,8 @@ struct dg_pin_entry *dg_pin_get_locked(struct dg_pin_cache *c,
 	/* Unpin the evicted before pinning: the limit counts both. */
 	release_list(c, &out);
 
-	e = entry_create(c, start, bytes, write, &out);
+	*cpu = raw_smp_processor_id();
+	e = entry_create(c, start, bytes, write, cpu, &out);
 	if (IS_ERR(e)) {
 		spin_lock_irq(&c->lock);
 		c->bytes -= bytes;
@@ -1020,7 +1103,7 @@ bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
 	default:
 		dg_pin_plat_set_seq(n, cur_seq);
 		/* new (not yet indexed) or stale already */
-		if (!(atomic_long_read(&e->hold) & DG_PIN_INDEXED))
+		if (!e->indexed)
 			break;
 		c->invalidations++;
 		if (entry_unlink(c, e))
@@ -1114,7 +1197,7 @@ static unsigned long handles_now(struct dg_pin_cache *c)
 		e = rcu_dereference_protected(ids->slot[id],
 					      lockdep_is_held(&c->lock));
 		if (e)
-			n += atomic_long_read(&e->hold) / DG_PIN_HANDLE;
+			n += entry_handles(e);
 	}
 	return n;
 }
@@ -1167,9 +1250,8 @@ unsigned long dg_pin_cache_destroy(struct dg_pin_cache *c)
  * @c: the cache
  * @st: filled in
  *
- * Context: process context: the cache lock is a plain spinlock, taken
- * by gets, puts and the notifier without disabling interrupts or bottom
- * halves, so no interrupt or softirq handler may take it.
+ * Context: process context (it takes the cache lock with spin_lock_irq());
+ * O(ids + live entries x possible CPUs).
  */
 void dg_pin_get_stats(struct dg_pin_cache *c, struct dg_pin_stats *st)
 {

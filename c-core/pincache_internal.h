@@ -10,9 +10,33 @@
 
 #include "pincache.h"
 
-/* The hold word: a get may take a handle while the entry is indexed. */
-#define DG_PIN_INDEXED		1L
-#define DG_PIN_HANDLE		2L
+/*
+ * Handles are counted per CPU (the one the get ran on, which the handle's
+ * cookie names), so that hits on one entry from several CPUs write lines
+ * of their own: each slot of e->holds is the handles taken there and not
+ * given back, or DG_PIN_UNLINKED from the entry's unlinking on. Unlinking
+ * moves the slots' sum into e->left, which later puts bring down.
+ */
+#define DG_PIN_UNLINKED		LONG_MIN
+/* e->left while the slots are being summed: no put can take it to 0. */
+#define DG_PIN_LEFT_BIAS	(LONG_MAX / 2)
+
+/*
+ * A cookie: the generation of the entry's id (never 0), the CPU its handle
+ * is counted on, its id.
+ */
+#define DG_PIN_COOKIE_ID_BITS	24
+#define DG_PIN_COOKIE_CPU_BITS	13
+#define DG_PIN_COOKIE_GEN_SHIFT \
+	(DG_PIN_COOKIE_ID_BITS + DG_PIN_COOKIE_CPU_BITS)
+#define DG_PIN_COOKIE_GEN_BITS	(64 - DG_PIN_COOKIE_GEN_SHIFT)
+#define DG_PIN_COOKIE_CPU_MASK \
+	(((1ull << DG_PIN_COOKIE_CPU_BITS) - 1) << DG_PIN_COOKIE_ID_BITS)
+/* Ids and CPUs a cookie can name. */
+#define DG_PIN_IDS_MAX		BIT(DG_PIN_COOKIE_ID_BITS)
+#if NR_CPUS > (1 << DG_PIN_COOKIE_CPU_BITS)
+#error "a handle's cookie cannot name every CPU"
+#endif
 
 /* Buckets of the hash by start page. */
 #define DG_PIN_HASH_BITS	9
@@ -21,15 +45,18 @@ struct dg_pin_entry {
 	/* read by lock-free hits: set before the entry is hashed */
 	struct hlist_node hnode;	/* c->hash, while indexed */
 	unsigned long start, last;	/* page-aligned start, last byte */
-	atomic_long_t hold;		/* handles << 1 | DG_PIN_INDEXED */
+	atomic_long_t __percpu *holds;	/* handles per CPU, or UNLINKED */
 	bool write;
 	bool referenced;		/* hit since the LRU scan passed */
 	bool prot_changed;		/* VMA protection changed since checked */
 	u32 id;				/* its slot in c->ids */
-	u32 serial;			/* unique among live entries */
+	u64 cookie;			/* its handles' but the CPU: gen, id */
 	void **pages;
 	void *map;
+	/* set under the lock, by unlinking; puts after it count it down */
+	atomic_long_t left;		/* handles held when unlinked */
 	/* under the lock */
+	bool indexed;			/* live: gets may take handles */
 	struct rb_node rb;
 	unsigned long subtree_last;
 	struct list_head lru;		/* c->lru, c->dead or a private list */
@@ -43,7 +70,8 @@ struct dg_pin_entry {
 
 /*
  * Entries by id, for puts: slot[id] is the entry an id names, from its
- * creation to its release; used[] (after the slots) marks the ids taken.
+ * creation to its release; used[] (after the slots) marks the ids taken,
+ * gen[] (after used[]) counts each id's entries, for their cookies.
  * Changed under c->lock; replaced whole, twice as large, when full, the
  * old array freed after a grace period; read by lock-free puts. Id 0 is
  * never given out.
@@ -95,32 +123,38 @@ static inline struct hlist_head *pin_hash_head(struct dg_pin_cache *c,
 	return &c->hash[hash_long(start / DG_PAGE_SIZE, DG_PIN_HASH_BITS)];
 }
 
-/* A handle on a live entry, taken without the lock. */
-static inline bool pin_entry_tryhold(struct dg_pin_entry *e)
+/* A handle on a live entry, counted on @cpu, taken without the lock. */
+static inline bool pin_entry_tryhold(struct dg_pin_entry *e, unsigned int cpu)
 {
-	long v = atomic_long_read(&e->hold);
+	atomic_long_t *slot = per_cpu_ptr(e->holds, cpu);
+	long v = atomic_long_read(slot);
 
 	do {
-		if (!(v & DG_PIN_INDEXED))
+		if (v == DG_PIN_UNLINKED)
 			return false;
-	} while (!atomic_long_try_cmpxchg(&e->hold, &v, v + DG_PIN_HANDLE));
+	} while (!atomic_long_try_cmpxchg(slot, &v, v + 1));
 	return true;
 }
 
 /*
- * Give a handle back, without the lock. Return: the word after, or -1
- * when no handle was held (nothing changed); 0: the entry is stale and
- * this was its last handle, the caller owns its release.
+ * Give back a handle counted on @cpu, without the lock. Return: > 0 when
+ * others may hold the entry or it is live; 0: it is stale and this was
+ * its last handle, the caller owns its release; -1 when no handle was
+ * held there (nothing changed).
  */
-static inline long pin_entry_unhold(struct dg_pin_entry *e)
+static inline long pin_entry_unhold(struct dg_pin_entry *e, unsigned int cpu)
 {
-	long v = atomic_long_read(&e->hold);
+	atomic_long_t *slot = per_cpu_ptr(e->holds, cpu);
+	long v = atomic_long_read(slot);
 
 	do {
-		if (v < DG_PIN_HANDLE)
+		if (v == DG_PIN_UNLINKED)
+			/* ordered after the slot's read: sees the bias */
+			return atomic_long_dec_if_positive(&e->left);
+		if (!v)
 			return -1;
-	} while (!atomic_long_try_cmpxchg(&e->hold, &v, v - DG_PIN_HANDLE));
-	return v - DG_PIN_HANDLE;
+	} while (!atomic_long_try_cmpxchg(slot, &v, v - 1));
+	return 1;
 }
 
 /*
@@ -132,14 +166,14 @@ static inline long pin_entry_unhold(struct dg_pin_entry *e)
 static inline struct dg_pin_entry *pin_lookup_rcu(struct dg_pin_cache *c,
 						  unsigned long start,
 						  unsigned long last,
-						  bool write)
+						  bool write, unsigned int cpu)
 {
 	struct dg_pin_entry *e;
 
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(e, pin_hash_head(c, start), hnode) {
 		if (e->start == start && e->last >= last &&
-		    (e->write || !write) && pin_entry_tryhold(e))
+		    (e->write || !write) && pin_entry_tryhold(e, cpu))
 			break;
 	}
 	rcu_read_unlock();
@@ -156,13 +190,33 @@ static inline void pin_hit_account(struct dg_pin_cache *c,
 	dg_this_cpu_inc(c->pcpu, hits);
 }
 
-static inline void pin_fill_handle(struct dg_pin_entry *e,
+static inline u64 pin_cookie(const struct dg_pin_entry *e, unsigned int cpu)
+{
+	return e->cookie | (u64)cpu << DG_PIN_COOKIE_ID_BITS;
+}
+
+static inline u32 pin_cookie_id(u64 cookie)
+{
+	return cookie & (DG_PIN_IDS_MAX - 1);
+}
+
+static inline unsigned int pin_cookie_cpu(u64 cookie)
+{
+	return (cookie & DG_PIN_COOKIE_CPU_MASK) >> DG_PIN_COOKIE_ID_BITS;
+}
+
+static inline u32 pin_cookie_gen(u64 cookie)
+{
+	return cookie >> DG_PIN_COOKIE_GEN_SHIFT;
+}
+
+static inline void pin_fill_handle(struct dg_pin_entry *e, unsigned int cpu,
 				   unsigned long addr, size_t len,
 				   struct dg_pin_handle *h)
 {
 	unsigned long first = (addr - e->start) / DG_PAGE_SIZE;
 
-	h->cookie = (u64)e->serial << 32 | e->id;
+	h->cookie = pin_cookie(e, cpu);
 	h->pages = e->pages + first;
 	h->offset = addr & (DG_PAGE_SIZE - 1);
 	h->nr_pages = (h->offset + len + DG_PAGE_SIZE - 1) / DG_PAGE_SIZE;
@@ -172,16 +226,18 @@ static inline void pin_fill_handle(struct dg_pin_entry *e,
 
 /*
  * Take a handle back, without the lock: the entry a cookie names, if it
- * is this cache's, has the cookie's serial and is held. Return: the
- * entry's word after (0: the caller releases it), -1 when refused.
+ * is this cache's, of the cookie's generation and held on the cookie's
+ * CPU. Return: pin_entry_unhold()'s (0: the caller releases the entry),
+ * -1 when refused.
  */
 static __always_inline long pin_cookie_unhold(struct dg_pin_cache *c,
 					      u64 cookie,
 					      struct dg_pin_entry **ep)
 {
+	unsigned int cpu = pin_cookie_cpu(cookie);
 	struct dg_pin_entry *e = NULL;
 	struct dg_pin_ids *ids;
-	u32 id = (u32)cookie;
+	u32 id = pin_cookie_id(cookie);
 	long ret = -1;
 
 	/* the RCU section keeps the array and @e while we use them */
@@ -189,8 +245,9 @@ static __always_inline long pin_cookie_unhold(struct dg_pin_cache *c,
 	ids = rcu_dereference(c->ids);
 	if (likely(id < ids->nr))
 		e = rcu_dereference(ids->slot[id]);
-	if (e && e->serial == (u32)(cookie >> 32))
-		ret = pin_entry_unhold(e);
+	if (e && e->cookie == (cookie & ~DG_PIN_COOKIE_CPU_MASK) &&
+	    likely(cpu < nr_cpu_ids && cpu_possible(cpu)))
+		ret = pin_entry_unhold(e, cpu);
 	rcu_read_unlock();
 	*ep = e;
 	return ret;
@@ -198,31 +255,34 @@ static __always_inline long pin_cookie_unhold(struct dg_pin_cache *c,
 
 struct dg_pin_entry *dg_pin_get_locked(struct dg_pin_cache *c,
 				       unsigned long addr, size_t len,
-				       bool write, struct dg_pin_entry *e);
+				       bool write, struct dg_pin_entry *e,
+				       unsigned int *cpu);
 int dg_pin_put_locked(struct dg_pin_cache *c, u64 cookie,
 		      struct dg_pin_entry *e, long left);
 
 /*
  * dg_pin_get(), inline, up to the handle: the entry serving the range,
- * held, or an ERR_PTR(). The hit runs here without a call; anything else
- * (a miss, a hit to re-check, an error) goes on in dg_pin_get_locked().
- * The caller fills the handle (pin_fill_handle()).
+ * held (counted on *@cpu), or an ERR_PTR(). The hit runs here without a
+ * call; anything else (a miss, a hit to re-check, an error) goes on in
+ * dg_pin_get_locked(). The caller fills the handle (pin_fill_handle()).
  */
 static __always_inline struct dg_pin_entry *
 __dg_pin_get(struct dg_pin_cache *c, unsigned long addr, size_t len,
-	     bool write)
+	     bool write, unsigned int *cpu)
 {
 	unsigned long start, last;
 	struct dg_pin_entry *e;
 
 	/* @len 0 and wrapping ranges: refused there */
 	if (unlikely(!len || addr + len - 1 < addr))
-		return dg_pin_get_locked(c, addr, len, write, NULL);
+		return dg_pin_get_locked(c, addr, len, write, NULL, cpu);
 	start = addr & ~(DG_PAGE_SIZE - 1);
 	last = (addr + len - 1) | (DG_PAGE_SIZE - 1);
-	e = pin_lookup_rcu(c, start, last, write);
+	/* any CPU's slot is right: the handle says which it took */
+	*cpu = raw_smp_processor_id();
+	e = pin_lookup_rcu(c, start, last, write, *cpu);
 	if (unlikely(!e) || unlikely(READ_ONCE(e->prot_changed)))
-		return dg_pin_get_locked(c, addr, len, write, e);
+		return dg_pin_get_locked(c, addr, len, write, e, cpu);
 	pin_hit_account(c, e);
 	return e;
 }

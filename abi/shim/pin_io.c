@@ -24,6 +24,7 @@ int dmaguard_pin_get(struct dmaguard_pin_cache *cache, unsigned long uaddr,
 	struct dg_pin_cache *c = (struct dg_pin_cache *)cache;
 	struct dg_pin_handle h;
 	struct dg_pin_entry *e;
+	unsigned int cpu;
 	int ret;
 
 	might_sleep();
@@ -44,10 +45,10 @@ int dmaguard_pin_get(struct dmaguard_pin_cache *cache, unsigned long uaddr,
 	if (len && uaddr + len - 1 >= uaddr &&
 	    !access_ok((void __user *)uaddr, len))
 		return -EFAULT;
-	e = __dg_pin_get(c, uaddr, len, write);
+	e = __dg_pin_get(c, uaddr, len, write, &cpu);
 	if (IS_ERR(e))
 		return PTR_ERR(e);
-	pin_fill_handle(e, uaddr, len, &h);
+	pin_fill_handle(e, cpu, uaddr, len, &h);
 	dg_pin_handle_out(pin, &h);
 	return 0;
 }

@@ -12,17 +12,18 @@
  * CPU time; the two alternate measurement by measurement, REPS each after
  * one warm-up, medians. Then two threads hit one cache for MS
  * milliseconds (wall clock), the pairs per second against one thread's:
- * both the same cached range (one entry: its count's cache line moves
- * between the CPUs on both sides), then each its own (two entries of one
- * cache: what two submitting threads with their own buffers do).
+ * both the same cached range (one entry: the reference's count moves
+ * between the CPUs, dmaguard's hold counts are per CPU), then each its
+ * own (two entries of one cache: what two submitting threads with their
+ * own buffers do). The two threads get two of the platform's CPUs.
  * An idle thread lives from the start: glibc takes its locks without
  * atomics while a process has one thread, the kernel's spinlock always
  * uses one, so both sides pay the kernel's cost in every row.
  *
  *   pin_bench [-r REPS] [-n ITERS] [-m MS] [-s MAX_BYTES]
  *	BENCH native-pin bytes=B ref_ns_per_hit=X dmaguard_ns_per_hit=Y ratio=Y/X
- *	BENCH native-pin-mt threads=2 ranges=same|own bytes=B ref_scaling=R
- *		dmaguard_scaling=D ...
+ *	BENCH pin-native same-range|own-range threads=2 bytes=B ratio=D
+ *		ref_ratio=R ...	(two threads' rate / one thread's, medians)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -305,8 +306,9 @@ int main(int argc, char **argv)
 			d2 = median(dg, r);
 			r1 = mt_rate(&s, false, 1, ms, own);
 			d1 = mt_rate(&s, true, 1, ms, own);
-			printf("BENCH native-pin-mt threads=2 ranges=%s bytes=%zu ref_scaling=%.2f dmaguard_scaling=%.2f ref_1thread_hits_per_s=%.0f dmaguard_1thread_hits_per_s=%.0f\n",
-			       own ? "own" : "same", len, r2, d2, r1, d1);
+			printf("BENCH pin-native %s threads=2 bytes=%zu ratio=%.2f ref_ratio=%.2f dmaguard_1thread_hits_per_s=%.0f ref_1thread_hits_per_s=%.0f\n",
+			       own ? "own-range" : "same-range", len, d2, r2,
+			       d1, r1);
 			fflush(stdout);
 		}
 		for (k = 0; k < 2; k++)

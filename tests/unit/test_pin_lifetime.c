@@ -10,6 +10,7 @@
  */
 #include <pthread.h>
 #include "dg_pin_test.h"
+#include "pincache_internal.h"
 
 #ifndef ROUNDS
 #define ROUNDS		300
@@ -251,7 +252,7 @@ static void bad_puts_refused(void **state)
 	foreign = dgp_get(dgp_va(30, 0), PG, false);	/* ours, held: id 2 */
 	assert_int_equal(dg_pin_get(other, dgp_va(40, 0), PG, false, &x), 0);
 	assert_int_equal(dg_pin_get(other, dgp_va(42, 0), PG, false, &a), 0);
-	assert_int_equal((u32)a.cookie, (u32)foreign.cookie);
+	assert_int_equal(pin_cookie_id(a.cookie), pin_cookie_id(foreign.cookie));
 	copy = a;
 	assert_int_equal(dg_pin_put(dgp.c, &copy), -EINVAL);
 	assert_int_equal(dgp_pins(30), 1);
@@ -273,6 +274,63 @@ static void bad_puts_refused(void **state)
 	assert_int_equal(dgp_stats().handles, 0);
 }
 
+/*
+ * A handle is counted on the CPU its get ran on, and its put gives it
+ * back there, wherever the put runs. So a copy put twice is refused while
+ * its CPU counts no other handle, even with the entry held on other CPUs,
+ * and a stale entry held on several CPUs goes at the last put of all.
+ */
+static void handles_counted_per_cpu(void **state)
+{
+	struct dg_pin_handle a, b, b2, copy;
+
+	dg_user_set_cpu(1);
+	a = dgp_get(dgp_va(0, 0), 2 * PG, true);	/* the miss */
+	dg_user_set_cpu(2);
+	b = dgp_get(dgp_va(0, 0), 2 * PG, true);	/* hits */
+	b2 = dgp_get(dgp_va(0, 0), PG, false);
+	assert_int_equal(pin_cookie_cpu(a.cookie), 1);
+	assert_int_equal(pin_cookie_cpu(b.cookie), 2);
+	assert_int_equal(pin_cookie_cpu(b2.cookie), 2);
+	assert_int_equal(pin_cookie_id(a.cookie), pin_cookie_id(b.cookie));
+	assert_int_equal(dgp_stats().hits, 2);
+	assert_int_equal(dgp_stats().handles, 3);
+
+	/* put on CPU 3: CPU 1's handle goes back */
+	dg_user_set_cpu(3);
+	copy = a;
+	assert_int_equal(dg_pin_put(dgp.c, &a), 0);
+	assert_int_equal(dgp_stats().handles, 2);
+	assert_int_equal(dg_pin_put(dgp.c, &copy), -EINVAL);
+	/* a real handle's cookie naming a CPU that holds none, or none at all */
+	copy = b;
+	copy.cookie = (b.cookie & ~DG_PIN_COOKIE_CPU_MASK) |
+		      (u64)3 << DG_PIN_COOKIE_ID_BITS;
+	assert_int_equal(dg_pin_put(dgp.c, &copy), -EINVAL);
+	copy = b;
+	copy.cookie = (b.cookie & ~DG_PIN_COOKIE_CPU_MASK) |
+		      (u64)DG_USER_CPUS << DG_PIN_COOKIE_ID_BITS;
+	assert_int_equal(dg_pin_put(dgp.c, &copy), -EINVAL);
+	assert_int_equal(dgp_stats().bad_puts, 3);
+	assert_int_equal(dgp_stats().handles, 2);
+
+	/* stale, held twice on CPU 2: pinned until the last put */
+	assert_int_equal(dg_user_mm_unmap(dgp.mm, dgp_va(0, 0), 2 * PG), 0);
+	dg_user_run_work();
+	assert_int_equal(dgp_stats().entries_indexed, 0);
+	assert_int_equal(dgp_stats().handles, 2);
+	dg_user_set_cpu(0);
+	assert_int_equal(dg_pin_put(dgp.c, &b), 0);
+	dg_user_run_work();
+	assert_int_equal(dgp.mm->pins_live, 2);
+	assert_int_equal(dgp_stats().handles, 1);
+	assert_int_equal(dg_pin_put(dgp.c, &b2), 0);
+	dg_user_run_work();
+	assert_int_equal(dgp.mm->pins_live, 0);
+	assert_int_equal(dgp_stats().entries, 0);
+	assert_int_equal(dgp_stats().bad_puts, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +339,7 @@ int main(void)
 		DGP_TEST(two_last_puts_race),
 		DGP_TEST(destroy_races_everything),
 		DGP_TEST(bad_puts_refused),
+		DGP_TEST(handles_counted_per_cpu),
 	};
 
 	return cmocka_run_group_tests_name("pin_lifetime", tests, NULL, NULL);

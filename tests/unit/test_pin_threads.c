@@ -5,9 +5,11 @@
  * it, for a bounded number of rounds. A get must return the pages mapped
  * at some moment during it: when no invalidation happened from before
  * the get to after it (the mm's sequence did not move), its pages must be
- * exactly the frames mapped now. Afterwards every pin, charge and
- * notifier is given back. Built with ASan+UBSan like the others, and with
- * TSan (test_pin_threads-tsan) where the data races are the check.
+ * exactly the frames mapped now. The getters move between CPUs, so that
+ * puts run on others than their gets; every put must be taken.
+ * Afterwards every pin, charge and notifier is given back. Built with
+ * ASan+UBSan like the others, and with TSan (test_pin_threads-tsan)
+ * where the data races are the check.
  *
  * What the race covers depends on how the threads were scheduled (a
  * getter at idle priority may get nothing done before the changer ends),
@@ -25,7 +27,7 @@
 
 struct worker {
 	unsigned int seed;
-	unsigned long gets, faults, stale, other;
+	unsigned long gets, faults, stale, other, refused;
 };
 
 static bool done;
@@ -79,15 +81,20 @@ static void *getter(void *arg)
 		} else {
 			w->other++;
 		}
+		/* migrated: the next calls run on another CPU */
+		if (rand_r(&w->seed) % 4 == 0)
+			dg_user_set_cpu(rand_r(&w->seed));
 		/* hold up to four handles, put them in a scrambled order */
 		while (n && (n == 4 || rand_r(&w->seed) % 3 == 0)) {
 			k = rand_r(&w->seed) % n;
-			dg_pin_put(dgp.c, &h[k]);
+			if (dg_pin_put(dgp.c, &h[k]))
+				w->refused++;
 			h[k] = h[--n];
 		}
 	}
 	while (n)
-		dg_pin_put(dgp.c, &h[--n]);
+		if (dg_pin_put(dgp.c, &h[--n]))
+			w->refused++;
 	return NULL;
 }
 
@@ -156,8 +163,11 @@ static void threads(void **state)
 	pthread_barrier_destroy(&start);
 
 	st = dgp_stats();
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		assert_int_equal(w[i].stale, 0);
+		assert_int_equal(w[i].refused, 0);
+	}
+	assert_int_equal(st.bad_puts, 0);
 	print_message("# gets %lu+%lu, faults %lu+%lu, other %lu+%lu, hits %llu, misses %llu, invalidations %llu, retries %llu, evictions %llu\n",
 		      w[0].gets, w[1].gets, w[0].faults, w[1].faults,
 		      w[0].other, w[1].other, (unsigned long long)st.hits,

@@ -296,12 +296,14 @@ int dmaguard_pin_get(struct dmaguard_pin_cache *c, unsigned long uaddr,
  * put never waits for that). A handle the cache does not hold (put
  * already, through a copy; of an entry released since; of another cache;
  * garbage) is refused: reported once per cache, counted, never applied.
- * Two handles on one entry cannot be told apart: putting one twice while
- * the other is held gives back the other's reference, so put each handle
- * once (the put clears @pin, so a second put of @pin itself is a no-op).
- * What is checked: that the handle names an entry of @c by its id, with
- * the serial number of its get (32 bits, so a stale copy could match
- * again only after 2^32 entries), and that the entry is held. @c itself
+ * Two handles on one entry, from gets that ran on one CPU, cannot be told
+ * apart: putting one twice while the other is held gives back the other's
+ * reference, so put each handle once (the put clears @pin, so a second put
+ * of @pin itself is a no-op). What is checked: that the handle names an
+ * entry of @c by its id and the id's generation (27 bits: a stale copy
+ * could match again only once 2^27 more entries took its id), and that
+ * the entry is held on the CPU its get ran on (the handle names it; the
+ * put may run anywhere). @c itself
  * cannot be checked: a put on a cache already freed (destroyed, and its
  * last entry released) is a use-after-free, as any call on it.
  * After dmaguard_pin_cache_destroy(), the release that follows the last

@@ -348,6 +348,8 @@ static void __exit dg_exit(void)
 	dg_pin_shrinker_unregister();
 	/* Waits for a reap still returning from the put that freed its cache. */
 	destroy_workqueue(dg_pin_wq);
+	/* The released entries' frees, after their grace period (call_rcu). */
+	rcu_barrier();
 	pr_info("unloaded\n");
 }
 

@@ -80,7 +80,10 @@ static inline int atomic_inc_return(atomic_t *v)
 	return __atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
 }
 
-/* The atomic_long_t calls of the entries' hold words, fully ordered. */
+/*
+ * The atomic_long_t calls of the entries' hold counts, ordered as the
+ * kernel's: reads and sets relaxed, value-returning calls fully ordered.
+ */
 static inline long atomic_long_read(const atomic_long_t *v)
 {
 	return __atomic_load_n(&v->counter, __ATOMIC_RELAXED);
@@ -91,6 +94,11 @@ static inline void atomic_long_set(atomic_long_t *v, long i)
 	__atomic_store_n(&v->counter, i, __ATOMIC_RELAXED);
 }
 
+static inline void atomic_long_inc(atomic_long_t *v)
+{
+	__atomic_fetch_add(&v->counter, 1, __ATOMIC_RELAXED);
+}
+
 static inline bool atomic_long_try_cmpxchg(atomic_long_t *v, long *old,
 					   long new)
 {
@@ -98,14 +106,26 @@ static inline bool atomic_long_try_cmpxchg(atomic_long_t *v, long *old,
 					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
-static inline long atomic_long_add_return(long i, atomic_long_t *v)
+static inline long atomic_long_xchg(atomic_long_t *v, long new)
 {
-	return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
+	return __atomic_exchange_n(&v->counter, new, __ATOMIC_SEQ_CST);
 }
 
-static inline long atomic_long_fetch_andnot(long i, atomic_long_t *v)
+static inline long atomic_long_sub_return(long i, atomic_long_t *v)
 {
-	return __atomic_fetch_and(&v->counter, ~i, __ATOMIC_SEQ_CST);
+	return __atomic_sub_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
+}
+
+/* The old value less 1; not stored when that is negative. */
+static inline long atomic_long_dec_if_positive(atomic_long_t *v)
+{
+	long c = atomic_long_read(v);
+
+	do {
+		if (c <= 0)
+			return c - 1;
+	} while (!atomic_long_try_cmpxchg(v, &c, c - 1));
+	return c - 1;
 }
 
 /*

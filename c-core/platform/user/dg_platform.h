@@ -226,8 +226,14 @@ extern bool dg_user_lazy_unmap;
 #define free_percpu(p)		dg_user_percpu_free(p)
 #define per_cpu_ptr(p, cpu)	\
 	((__typeof__(p))((char *)(p) + (size_t)(cpu) * DG_USER_PCPU_UNIT))
+#define alloc_percpu_gfp(type, gfp)	((void)(gfp), alloc_percpu(type))
 #define for_each_possible_cpu(cpu)		for ((cpu) = 0; (cpu) < DG_USER_CPUS; (cpu)++)
 #define num_possible_cpus()			DG_USER_CPUS
+#define NR_CPUS					DG_USER_CPUS
+#define nr_cpu_ids				DG_USER_CPUS
+#define cpu_possible(cpu)			((cpu) < DG_USER_CPUS)
+/* the thread's slot (below), which a thread keeps unless a test moves it */
+#define raw_smp_processor_id()			dg_user_this_cpu()
 
 void *dg_user_percpu_alloc(size_t size);
 void dg_user_percpu_free(void *p);

@@ -2,7 +2,8 @@
 /*
  * The RCU calls of the pin cache's lock-free hit path, for the userspace
  * build: rcu_read_lock()/rcu_read_unlock(), synchronize_rcu(),
- * kfree_rcu() and the hlist_*_rcu() list calls, with the kernel's names
+ * kfree_rcu(), call_rcu() and the hlist_*_rcu() list calls, with the
+ * kernel's names
  * and contracts. Not the kernel's algorithm: each reading thread
  * publishes the grace-period number it entered under (0 outside); a
  * grace period bumps the number and waits until no thread still reads
@@ -10,7 +11,8 @@
  * (as the kernel's rcu_read_lock() does not): synchronize_rcu() forces
  * the ordering on them with membarrier(2), or, where the kernel lacks it
  * (and under ThreadSanitizer, which does not model it), every reader
- * fences. kfree_rcu() waits for the grace period and frees at once.
+ * fences. kfree_rcu() and call_rcu() wait for the grace period, then
+ * free (call back) at once.
  */
 #ifndef _DMAGUARD_USER_RCU_H
 #define _DMAGUARD_USER_RCU_H
@@ -91,6 +93,18 @@ static inline void rcu_read_unlock(void)
 	synchronize_rcu();						\
 	kfree(p);							\
 } while (0)
+static inline void call_rcu(struct rcu_head *head,
+			    void (*func)(struct rcu_head *head))
+{
+	synchronize_rcu();
+	func(head);
+}
+
+/* call_rcu() calls back before it returns: nothing is ever pending. */
+static inline void rcu_barrier(void)
+{
+}
+
 /* kvmalloc'd memory is kmalloc'd here (dg_kvcalloc()). */
 #define kvfree_rcu(p, field)		kfree_rcu(p, field)
 
