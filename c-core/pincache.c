@@ -8,7 +8,7 @@
  *                handles drivers hold, an interval notifier of its own and
  *                an id (a slot of the cache's id array) that handles name
  *                it by.
- holds          the entry's handles, counted per CPU (the get's; the
+ * holds          the entry's handles, counted per CPU (the get's; the
  *                handle's cookie names it, and its put gives it back
  *                there): hits on one entry from several CPUs write no
  *                line in common. A get takes a handle only while its
@@ -61,9 +61,10 @@
  * the CPU of the get), never by a pointer: a put looks the id up in the
  * cache's id array and applies only to an entry of this cache, of that
  * generation, held on that CPU. Anything else (a foreign or stale
- * handle, one put twice) is reported once per cache, counted and refused;
- * a copy put twice is seen as long as no other handle is counted on its
- * CPU (past that, it takes another handle's place, as any count allows).
+ * handle, one put twice) is reported once per cache, counted and refused.
+ * A copy put twice is seen while no other handle is counted on its CPU;
+ * past that (and on a stale entry, whose handles are counted together)
+ * it takes another handle's place, as any count would let it.
  *
  * Invalidation: the platform calls dg_pin_invalidate() from the mm's
  * notifier for every entry overlapping the range. For an event that may
@@ -96,9 +97,12 @@
  * lists' changes, unlinking and the counters but the per-CPU hits. Hits
  * and puts take no lock: an RCU read section, one atomic
  * compare-and-exchange on the entry's slot of the handle's CPU (and a
- * per-CPU increment for a hit). Puts come from any context (I/O completions run in interrupts),
- * so c->lock is taken with interrupts off: saved where the caller's state
- * is unknown (puts, the notifier callback), _irq in process context.
+ * per-CPU increment for a hit). Puts come from any context (I/O
+ * completions run in interrupts), so c->lock is taken with interrupts
+ * off: saved where the caller's state is unknown (puts, the notifier
+ * callback), _irq in process context. What the per-CPU counts cost under
+ * the lock: unlinking exchanges, and a look at an entry's use (the LRU
+ * scan, the aging, the stats) reads, one count per possible CPU.
  * Nothing is pinned, mapped, charged, allocated or freed under the lock.
  * Lock order: the mm's (the notifier callback runs under it) before
  * c->lock.
@@ -312,6 +316,23 @@ static void entry_unindex(struct dg_pin_cache *c, struct dg_pin_entry *e)
 }
 
 /*
+ * Count @n puts of handles the cache did not hold (@cookie names one);
+ * the first of a cache is reported, saying whether it was @refused.
+ */
+static void count_bad_puts(struct dg_pin_cache *c, u64 cookie, long n,
+			   bool refused)
+	__must_hold(&c->lock)
+{
+	c->bad_puts += n;
+	if (c->bad_put_reported)
+		return;
+	c->bad_put_reported = true;
+	dev_err(c->plat.dev, "pin cache: put of a handle it does not hold (%#llx): %s\n",
+		(unsigned long long)cookie,
+		refused ? "refused" : "taken from another handle");
+}
+
+/*
  * Unindex a live entry for good: no get can take a handle from here on.
  * Return: true when no handle held it: the caller owns it; else the last
  * put releases it.
@@ -324,13 +345,25 @@ static bool entry_unlink(struct dg_pin_cache *c, struct dg_pin_entry *e)
 
 	entry_unindex(c, e);
 	e->indexed = false;
-	/* the bias first: puts that meet an exchanged slot count down */
+	/*
+	 * The bias first (the exchanges' full barriers order it before
+	 * them): a put that meets an exchanged slot counts it down, and
+	 * cannot reach 0 before the sum is in.
+	 */
 	atomic_long_set(&e->left, DG_PIN_LEFT_BIAS);
 	for_each_possible_cpu(cpu)
 		held += atomic_long_xchg(per_cpu_ptr(e->holds, cpu),
 					 DG_PIN_UNLINKED);
-	/* no slot is ever below 0: a put that would take it there is refused */
-	return atomic_long_sub_return(DG_PIN_LEFT_BIAS - held, &e->left) == 0;
+	held = atomic_long_sub_return(DG_PIN_LEFT_BIAS - held, &e->left);
+	if (held >= 0)
+		return !held;
+	/*
+	 * More puts than handles: a copy put twice met an exchanged slot
+	 * during the sum (no slot ever goes below 0). Nothing holds it.
+	 */
+	count_bad_puts(c, e->cookie, -held, false);
+	atomic_long_set(&e->left, 0);
+	return true;
 }
 
 /* Handles held on a live entry: a snapshot (puts race it). */
@@ -347,20 +380,24 @@ static long entry_handles(struct dg_pin_entry *e)
 }
 
 /*
- * Unlink a live entry no handle holds, for eviction. Return: true when it
- * is the caller's now. False when it was in use (left as it is), or when
- * a hit took it between the look and the unlinking: stale then (gone
- * from the index and the LRU), released at that handle's put.
+ * Evict a live entry found unused: unlink it. Return: true when it is the
+ * caller's now; false when a hit took it since it was looked at: stale
+ * then (gone from the index and the LRU), released at that handle's put.
  */
-static bool entry_take_idle(struct dg_pin_cache *c, struct dg_pin_entry *e)
+static bool entry_unlink_idle(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	__must_hold(&c->lock)
 {
-	if (entry_handles(e))
-		return false;
 	if (entry_unlink(c, e))
 		return true;
 	c->evictions++;
 	return false;
+}
+
+/* entry_unlink_idle() if no handle holds @e; false if one does. */
+static bool entry_take_idle(struct dg_pin_cache *c, struct dg_pin_entry *e)
+	__must_hold(&c->lock)
+{
+	return !entry_handles(e) && entry_unlink_idle(c, e);
 }
 
 /* An unused entry just unlinked goes to the deferred reap. */
@@ -559,8 +596,8 @@ void dg_pin_reap_deferred(struct dg_pin_plat *plat)
  * It drops the reference the queueing took, which may free a destroyed
  * cache.
  *
- * Context: process context; O(live entries) under the cache lock, once a
- * period.
+ * Context: process context; O(live entries x possible CPUs) under the
+ * cache lock, once a period.
  */
 void dg_pin_age_deferred(struct dg_pin_plat *plat)
 {
@@ -584,7 +621,7 @@ void dg_pin_age_deferred(struct dg_pin_plat *plat)
 			e->aging = true;
 			continue;
 		}
-		if (entry_take_idle(c, e))
+		if (entry_unlink_idle(c, e))
 			entry_evict_deferred(c, e);
 	}
 	queue_age(c);
@@ -738,7 +775,7 @@ static void entry_unhold_locked(struct dg_pin_cache *c,
  * Return: true to serve the hit; false when @e was dropped from the index.
  */
 static bool entry_recheck(struct dg_pin_cache *c, struct dg_pin_entry *e)
-	__must_hold(&c->lock)
+	__releases(&c->lock) __acquires(&c->lock)
 {
 	unsigned long gen = e->prot_gen;
 	bool ok;
@@ -910,7 +947,8 @@ free:
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for @len 0, -EOVERFLOW for a range that wraps,
  * -E2BIG for one larger than the byte budget or DG_PIN_MAX_BYTES,
- * -ENOSPC when the entries in use fill a budget, -EAGAIN when
+ * -ENOSPC when the entries in use fill a budget (or DG_PIN_IDS_MAX are
+ * live), -EAGAIN when
  * invalidations kept racing the pinning, -ENOMEM, or the platform's errno
  * from charging (-ENOMEM over the locked-memory limit, once idle entries
  * were evicted), pinning (-EFAULT for an unmapped, PROT_NONE or
@@ -1039,18 +1077,12 @@ int dg_pin_put_locked(struct dg_pin_cache *c, u64 cookie,
 		      struct dg_pin_entry *e, long left)
 {
 	unsigned long flags;
-	bool first;
 
 	if (left < 0) {
-		spin_lock_irqsave(&c->lock, flags);
-		c->bad_puts++;
-		first = !c->bad_put_reported;
-		c->bad_put_reported = true;
-		spin_unlock_irqrestore(&c->lock, flags);
 		/* a refused put cannot be the last: @c is the caller's */
-		if (first)
-			dev_err(c->plat.dev, "pin cache: put of a handle it does not hold (%#llx): refused\n",
-				(unsigned long long)cookie);
+		spin_lock_irqsave(&c->lock, flags);
+		count_bad_puts(c, cookie, 1, true);
+		spin_unlock_irqrestore(&c->lock, flags);
 		return -EINVAL;
 	}
 	/*

@@ -95,7 +95,7 @@ struct dg_pin_cache {
 	struct dg_pin_pcpu __percpu *pcpu;
 	struct dg_pin_ids __rcu *ids;	/* id -> entry, until released */
 	/* under the lock */
-	spinlock_t lock;		/* index, hash, lists, INDEXED, counters */
+	spinlock_t lock;		/* index, hash, lists, unlinking, counters */
 	refcount_t ref;			/* creator, entries, queued works */
 	struct rb_root_cached index;
 	struct list_head lru;
@@ -148,9 +148,15 @@ static inline long pin_entry_unhold(struct dg_pin_entry *e, unsigned int cpu)
 	long v = atomic_long_read(slot);
 
 	do {
-		if (v == DG_PIN_UNLINKED)
-			/* ordered after the slot's read: sees the bias */
+		if (v == DG_PIN_UNLINKED) {
+			/*
+			 * The slot was read relaxed (or by a failed cmpxchg):
+			 * pairs with the full barrier of entry_unlink()'s
+			 * exchange, so that e->left is read with its bias.
+			 */
+			smp_rmb();
 			return atomic_long_dec_if_positive(&e->left);
+		}
 		if (!v)
 			return -1;
 	} while (!atomic_long_try_cmpxchg(slot, &v, v - 1));

@@ -33,8 +33,8 @@
 #                     instructions per alloc+free pair from callgrind;
 #                     build/bench/pin_bench: the pin cache's hit (get +
 #                     put) against a locked interval tree, 4 KiB to 1 GiB,
-#                     and two threads on one cache (BENCH native-pin,
-#                     pin-native same-range / own-range).
+#                     and two threads on one cache (BENCH pin-native:
+#                     per size, same-range and own-range).
 #   bench.sh pin      the pin cache: for every Debian kernel, boot
 #                     tests/vm/bench/pin.vmtest (test flavour modules,
 #                     tests/vm/bin/pin_bench) direct and under the strict

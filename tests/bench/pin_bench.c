@@ -21,7 +21,7 @@
  * uses one, so both sides pay the kernel's cost in every row.
  *
  *   pin_bench [-r REPS] [-n ITERS] [-m MS] [-s MAX_BYTES]
- *	BENCH native-pin bytes=B ref_ns_per_hit=X dmaguard_ns_per_hit=Y ratio=Y/X
+ *	BENCH pin-native bytes=B ref_ns_per_hit=X dmaguard_ns_per_hit=Y ratio=Y/X
  *	BENCH pin-native same-range|own-range threads=2 bytes=B ratio=D
  *		ref_ratio=R ...	(two threads' rate / one thread's, medians)
  */
@@ -292,7 +292,7 @@ int main(int argc, char **argv)
 		}
 		refm = median(ref, reps);
 		dgm = median(dg, reps);
-		printf("BENCH native-pin bytes=%zu ref_ns_per_hit=%.1f dmaguard_ns_per_hit=%.1f ratio=%.3f\n",
+		printf("BENCH pin-native bytes=%zu ref_ns_per_hit=%.1f dmaguard_ns_per_hit=%.1f ratio=%.3f\n",
 		       len, refm, dgm, dgm / refm);
 		fflush(stdout);
 		for (own = 0; len == 65536 && own < 2; own++) {

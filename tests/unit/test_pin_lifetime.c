@@ -314,13 +314,16 @@ static void handles_counted_per_cpu(void **state)
 	assert_int_equal(dgp_stats().bad_puts, 3);
 	assert_int_equal(dgp_stats().handles, 2);
 
-	/* stale, held twice on CPU 2: pinned until the last put */
+	/* stale, held on CPUs 1 and 2 (twice): pinned until the last put */
+	dg_user_set_cpu(1);
+	a = dgp_get(dgp_va(0, 0), 2 * PG, true);
 	assert_int_equal(dg_user_mm_unmap(dgp.mm, dgp_va(0, 0), 2 * PG), 0);
 	dg_user_run_work();
 	assert_int_equal(dgp_stats().entries_indexed, 0);
-	assert_int_equal(dgp_stats().handles, 2);
+	assert_int_equal(dgp_stats().handles, 3);
 	dg_user_set_cpu(0);
 	assert_int_equal(dg_pin_put(dgp.c, &b), 0);
+	assert_int_equal(dg_pin_put(dgp.c, &a), 0);
 	dg_user_run_work();
 	assert_int_equal(dgp.mm->pins_live, 2);
 	assert_int_equal(dgp_stats().handles, 1);
@@ -329,6 +332,74 @@ static void handles_counted_per_cpu(void **state)
 	assert_int_equal(dgp.mm->pins_live, 0);
 	assert_int_equal(dgp_stats().entries, 0);
 	assert_int_equal(dgp_stats().bad_puts, 3);
+}
+
+static struct dg_pin_handle landing;
+static long landing_left;
+
+/* Another CPU's put of @landing, between two of an unlinking's exchanges. */
+static void put_during_unlink(void)
+{
+	struct dg_pin_entry *e;
+
+	landing_left = pin_cookie_unhold(dgp.c, landing.cookie, &e);
+}
+
+/*
+ * A put that meets its CPU's count exchanged, while the unlinking has yet
+ * to sum the others, is taken lock-free (the bias keeps the entry's count
+ * from 0) and is neither refused nor the release; the entry goes at the
+ * last handle's put.
+ */
+static void put_lands_during_unlink(void **state)
+{
+	struct dg_pin_handle b;
+
+	dg_user_set_cpu(0);
+	landing = dgp_get(dgp_va(0, 0), 2 * PG, true);
+	dg_user_set_cpu(1);
+	b = dgp_get(dgp_va(0, 0), 2 * PG, true);
+	/* the unlinking exchanges CPU 0's count first */
+	landing_left = -2;
+	dg_user_xchg_hook = put_during_unlink;
+	assert_int_equal(dg_user_mm_unmap(dgp.mm, dgp_va(0, 0), 2 * PG), 0);
+	assert_null(dg_user_xchg_hook);
+	assert_true(landing_left > 0);
+	dg_user_run_work();
+	assert_int_equal(dgp_stats().handles, 1);
+	assert_int_equal(dgp_stats().bad_puts, 0);
+	assert_int_equal(dgp.mm->pins_live, 2);
+	assert_int_equal(dg_pin_put(dgp.c, &b), 0);
+	dg_user_run_work();
+	assert_int_equal(dgp.mm->pins_live, 0);
+	assert_int_equal(dgp_stats().entries, 0);
+}
+
+/*
+ * A copy put twice that lands there takes the count below the handles
+ * held: the unlinking counts and reports it, and releases the entry,
+ * which nothing holds.
+ */
+static void copy_put_twice_during_unlink(void **state)
+{
+	unsigned long errs = dg_user_reports_err;
+	struct dg_pin_handle a;
+
+	dg_user_set_cpu(0);
+	a = dgp_get(dgp_va(0, 0), 2 * PG, true);
+	landing = a;
+	assert_int_equal(dg_pin_put(dgp.c, &a), 0);
+	landing_left = -2;
+	dg_user_xchg_hook = put_during_unlink;
+	assert_int_equal(dg_user_mm_unmap(dgp.mm, dgp_va(0, 0), 2 * PG), 0);
+	assert_null(dg_user_xchg_hook);
+	assert_true(landing_left > 0);		/* taken: the bias was there */
+	dg_user_run_work();
+	assert_int_equal(dgp_stats().bad_puts, 1);
+	assert_int_equal(dg_user_reports_err, errs + 1);
+	assert_int_equal(dgp_stats().handles, 0);
+	assert_int_equal(dgp.mm->pins_live, 0);
+	assert_int_equal(dgp_stats().entries, 0);
 }
 
 int main(void)
@@ -340,6 +411,8 @@ int main(void)
 		DGP_TEST(destroy_races_everything),
 		DGP_TEST(bad_puts_refused),
 		DGP_TEST(handles_counted_per_cpu),
+		DGP_TEST(put_lands_during_unlink),
+		DGP_TEST(copy_put_twice_during_unlink),
 	};
 
 	return cmocka_run_group_tests_name("pin_lifetime", tests, NULL, NULL);

@@ -279,7 +279,8 @@ unsigned long dmaguard_pin_cache_destroy(struct dmaguard_pin_cache *c);
  * unmapped or PROT_NONE addresses, read-only ones with @write, or a call
  * from another mm; -E2BIG for a range larger than the byte budget or
  * than 1 GiB;
- * -ENOSPC when the entries in use fill a budget; -ENOMEM (also over
+ * -ENOSPC when the entries in use fill a budget (or 2^24 of them are
+ * live, as many as handles can name); -ENOMEM (also over
  * RLIMIT_MEMLOCK, after the cache's unused entries were given back);
  * -EAGAIN when invalidations kept racing the pinning.
  */
@@ -296,10 +297,11 @@ int dmaguard_pin_get(struct dmaguard_pin_cache *c, unsigned long uaddr,
  * put never waits for that). A handle the cache does not hold (put
  * already, through a copy; of an entry released since; of another cache;
  * garbage) is refused: reported once per cache, counted, never applied.
- * Two handles on one entry, from gets that ran on one CPU, cannot be told
- * apart: putting one twice while the other is held gives back the other's
- * reference, so put each handle once (the put clears @pin, so a second put
- * of @pin itself is a no-op). What is checked: that the handle names an
+ * Two handles on one entry from gets that ran on one CPU, or any two on
+ * an entry invalidated since, cannot be told apart: putting one twice
+ * while the other is held gives back the other's reference, so put each
+ * handle once (the put clears @pin, so a second put of @pin itself is a
+ * no-op). What is checked: that the handle names an
  * entry of @c by its id and the id's generation (27 bits: a stale copy
  * could match again only once 2^27 more entries took its id), and that
  * the entry is held on the CPU its get ran on (the handle names it; the

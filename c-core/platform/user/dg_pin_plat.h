@@ -22,7 +22,7 @@
 struct dg_user_mm;
 
 /*
- * <linux/refcount.h> and the atomic_t calls the pin cache makes, over
+ * <linux/refcount.h> and the atomic_long_t calls the pin cache makes, over
  * the compiler's atomics (tools/include's atomic.h clashes with the
  * bitops of dg_platform.h). A refcount that would go below zero aborts,
  * where the kernel's saturates and warns.
@@ -71,15 +71,6 @@ static inline void refcount_dec(refcount_t *r)
 		abort();
 }
 
-#ifndef ATOMIC_INIT
-#define ATOMIC_INIT(i)		{ (i) }
-#endif
-
-static inline int atomic_inc_return(atomic_t *v)
-{
-	return __atomic_add_fetch(&v->counter, 1, __ATOMIC_RELAXED);
-}
-
 /*
  * The atomic_long_t calls of the entries' hold counts, ordered as the
  * kernel's: reads and sets relaxed, value-returning calls fully ordered.
@@ -106,15 +97,34 @@ static inline bool atomic_long_try_cmpxchg(atomic_long_t *v, long *old,
 					   __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
+/*
+ * A test's hook: when set, it runs (once, cleared first) right after the
+ * next exchange this thread makes, as another CPU's put landing between
+ * an unlinking's exchanges would.
+ */
+extern __thread void (*dg_user_xchg_hook)(void);
+
 static inline long atomic_long_xchg(atomic_long_t *v, long new)
 {
-	return __atomic_exchange_n(&v->counter, new, __ATOMIC_SEQ_CST);
+	long old = __atomic_exchange_n(&v->counter, new, __ATOMIC_SEQ_CST);
+	void (*hook)(void) = dg_user_xchg_hook;
+
+	if (__builtin_expect(hook != NULL, 0)) {
+		dg_user_xchg_hook = NULL;
+		hook();
+	}
+	return old;
 }
 
 static inline long atomic_long_sub_return(long i, atomic_long_t *v)
 {
 	return __atomic_sub_fetch(&v->counter, i, __ATOMIC_SEQ_CST);
 }
+
+/* The kernel's for x86, where loads are not reordered with loads. */
+#ifndef smp_rmb
+#define smp_rmb()	__atomic_signal_fence(__ATOMIC_ACQ_REL)
+#endif
 
 /* The old value less 1; not stored when that is negative. */
 static inline long atomic_long_dec_if_positive(atomic_long_t *v)

@@ -113,6 +113,9 @@ static inline bool test_and_clear_bit(long nr, volatile unsigned long *addr)
 #ifndef __releases
 #define __releases(x)
 #endif
+#ifndef __acquires
+#define __acquires(x)
+#endif
 #ifndef __must_hold
 #define __must_hold(x)
 #endif

@@ -11,6 +11,8 @@
 
 static unsigned long frame_serial;
 
+__thread void (*dg_user_xchg_hook)(void);
+
 unsigned long dg_user_mm_addr(unsigned long page)
 {
 	return DG_USER_MM_BASE + page * DG_PAGE_SIZE;
