@@ -316,25 +316,23 @@ static void entry_unindex(struct dg_pin_cache *c, struct dg_pin_entry *e)
 }
 
 /*
- * Count @n puts of handles the cache did not hold (@cookie names one);
- * the first of a cache is reported, saying whether it was @refused.
+ * Count @n puts of handles the cache did not hold. Return: whether they
+ * are the cache's first, for the caller to report (once per cache).
  */
-static void count_bad_puts(struct dg_pin_cache *c, u64 cookie, long n,
-			   bool refused)
+static bool count_bad_puts(struct dg_pin_cache *c, long n)
 	__must_hold(&c->lock)
 {
+	bool first = !c->bad_put_reported;
+
 	c->bad_puts += n;
-	if (c->bad_put_reported)
-		return;
 	c->bad_put_reported = true;
-	dev_err(c->plat.dev, "pin cache: put of a handle it does not hold (%#llx): %s\n",
-		(unsigned long long)cookie,
-		refused ? "refused" : "taken from another handle");
+	return first;
 }
 
 /*
  * Unindex a live entry for good: no get can take a handle from here on.
- * Return: true when no handle held it: the caller owns it; else the last
+ * Return: true when no handle held it (or puts of handles not held, met
+ * during the sum, took all the counts): the caller owns it; else the last
  * put releases it.
  */
 static bool entry_unlink(struct dg_pin_cache *c, struct dg_pin_entry *e)
@@ -361,7 +359,9 @@ static bool entry_unlink(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	 * More puts than handles: a copy put twice met an exchanged slot
 	 * during the sum (no slot ever goes below 0). Nothing holds it.
 	 */
-	count_bad_puts(c, e->cookie, -held, false);
+	if (count_bad_puts(c, -held))
+		dev_err(c->plat.dev, "pin cache: handles of entry %#llx put more often than taken\n",
+			(unsigned long long)e->cookie);
 	atomic_long_set(&e->left, 0);
 	return true;
 }
@@ -793,8 +793,13 @@ static bool entry_recheck(struct dg_pin_cache *c, struct dg_pin_entry *e)
 			WRITE_ONCE(e->prot_changed, false);
 		return true;
 	}
-	/* our handle keeps it from going to dead here */
-	entry_unlink(c, e);
+	/*
+	 * Our handle keeps it from going to dead here, unless puts of
+	 * handles not held took its count (then nothing holds it, and our
+	 * give-back is refused).
+	 */
+	if (entry_unlink(c, e))
+		entry_to_dead(c, e);
 	c->invalidations++;
 	return false;
 }
@@ -947,8 +952,8 @@ free:
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for @len 0, -EOVERFLOW for a range that wraps,
  * -E2BIG for one larger than the byte budget or DG_PIN_MAX_BYTES,
- * -ENOSPC when the entries in use fill a budget (or DG_PIN_IDS_MAX are
- * live), -EAGAIN when
+ * -ENOSPC when the entries in use fill a budget (or DG_PIN_IDS_MAX - 1
+ * are not yet released, as many as cookies can name), -EAGAIN when
  * invalidations kept racing the pinning, -ENOMEM, or the platform's errno
  * from charging (-ENOMEM over the locked-memory limit, once idle entries
  * were evicted), pinning (-EFAULT for an unmapped, PROT_NONE or
@@ -1077,12 +1082,16 @@ int dg_pin_put_locked(struct dg_pin_cache *c, u64 cookie,
 		      struct dg_pin_entry *e, long left)
 {
 	unsigned long flags;
+	bool first;
 
 	if (left < 0) {
-		/* a refused put cannot be the last: @c is the caller's */
 		spin_lock_irqsave(&c->lock, flags);
-		count_bad_puts(c, cookie, 1, true);
+		first = count_bad_puts(c, 1);
 		spin_unlock_irqrestore(&c->lock, flags);
+		/* a refused put cannot be the last: @c is the caller's */
+		if (first)
+			dev_err(c->plat.dev, "pin cache: put of a handle it does not hold (%#llx): refused\n",
+				(unsigned long long)cookie);
 		return -EINVAL;
 	}
 	/*

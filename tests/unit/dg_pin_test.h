@@ -103,6 +103,8 @@ static inline int dgp_teardown(void **state)
 		assert_int_equal(dg_pin_cache_destroy(dgp.c), 0);
 	}
 	dgp.c = NULL;
+	/* a test's hook that never ran must not run in the next test */
+	dg_user_xchg_hook = NULL;
 	/* a reap queued by the test's last invalidations frees the cache */
 	dg_user_run_work();
 	assert_int_equal(dgp.mm->pins_live, 0);

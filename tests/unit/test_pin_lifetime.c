@@ -336,13 +336,41 @@ static void handles_counted_per_cpu(void **state)
 
 static struct dg_pin_handle landing;
 static long landing_left;
+static bool landing_met_unlinked;
 
-/* Another CPU's put of @landing, between two of an unlinking's exchanges. */
+/*
+ * Another CPU's put of @landing, right after the unlinking's first
+ * exchange (CPU 0's count, which @landing's get was counted on).
+ */
 static void put_during_unlink(void)
 {
-	struct dg_pin_entry *e;
+	struct dg_pin_entry *e = NULL;
+	struct dg_pin_ids *ids = dgp.c->ids;
 
+	e = ids->slot[pin_cookie_id(landing.cookie)];
+	landing_met_unlinked = pin_cookie_cpu(landing.cookie) == 0 &&
+			       atomic_long_read(per_cpu_ptr(e->holds, 0)) ==
+			       DG_PIN_UNLINKED &&
+			       atomic_long_read(per_cpu_ptr(e->holds, 1)) !=
+			       DG_PIN_UNLINKED;
 	landing_left = pin_cookie_unhold(dgp.c, landing.cookie, &e);
+}
+
+/* Have @h put during the next unlinking. */
+static void land_during_next_unlink(struct dg_pin_handle h)
+{
+	landing = h;
+	landing_left = -2;
+	landing_met_unlinked = false;
+	dg_user_xchg_hook = put_during_unlink;
+}
+
+/* It ran, between the exchanges, and was taken (the bias was there). */
+static void assert_landed(void)
+{
+	assert_null(dg_user_xchg_hook);
+	assert_true(landing_met_unlinked);
+	assert_true(landing_left > 0);
 }
 
 /*
@@ -360,11 +388,9 @@ static void put_lands_during_unlink(void **state)
 	dg_user_set_cpu(1);
 	b = dgp_get(dgp_va(0, 0), 2 * PG, true);
 	/* the unlinking exchanges CPU 0's count first */
-	landing_left = -2;
-	dg_user_xchg_hook = put_during_unlink;
+	land_during_next_unlink(landing);
 	assert_int_equal(dg_user_mm_unmap(dgp.mm, dgp_va(0, 0), 2 * PG), 0);
-	assert_null(dg_user_xchg_hook);
-	assert_true(landing_left > 0);
+	assert_landed();
 	dg_user_run_work();
 	assert_int_equal(dgp_stats().handles, 1);
 	assert_int_equal(dgp_stats().bad_puts, 0);
@@ -387,19 +413,44 @@ static void copy_put_twice_during_unlink(void **state)
 
 	dg_user_set_cpu(0);
 	a = dgp_get(dgp_va(0, 0), 2 * PG, true);
-	landing = a;
+	land_during_next_unlink(a);
 	assert_int_equal(dg_pin_put(dgp.c, &a), 0);
-	landing_left = -2;
-	dg_user_xchg_hook = put_during_unlink;
 	assert_int_equal(dg_user_mm_unmap(dgp.mm, dgp_va(0, 0), 2 * PG), 0);
-	assert_null(dg_user_xchg_hook);
-	assert_true(landing_left > 0);		/* taken: the bias was there */
+	assert_landed();
 	dg_user_run_work();
 	assert_int_equal(dgp_stats().bad_puts, 1);
 	assert_int_equal(dg_user_reports_err, errs + 1);
 	assert_int_equal(dgp_stats().handles, 0);
 	assert_int_equal(dgp.mm->pins_live, 0);
 	assert_int_equal(dgp_stats().entries, 0);
+}
+
+/*
+ * The same, when a hit's protection re-check drops the entry it holds:
+ * the copy takes the hit's count, so the unlinking finds none and sends
+ * the entry to the reap (the hit's own give-back is then refused), where
+ * it used to be left pinned for good.
+ */
+static void copy_put_twice_during_recheck(void **state)
+{
+	struct dg_pin_handle a, copy, h;
+
+	dg_user_set_cpu(0);
+	a = dgp_get(dgp_va(0, 0), 2 * PG, true);
+	copy = a;
+	assert_int_equal(dg_pin_put(dgp.c, &a), 0);
+	assert_int_equal(dg_user_mm_protect(dgp.mm, dgp_va(0, 0), 2 * PG,
+					    DG_PROT_READ), 0);
+	land_during_next_unlink(copy);
+	/* the hit holds it on CPU 0, re-checks, and it may not be written */
+	assert_int_equal(dg_pin_get(dgp.c, dgp_va(0, 0), 2 * PG, true, &h),
+			 -EFAULT);
+	assert_landed();
+	dg_user_run_work();
+	assert_int_equal(dgp_stats().prot_checks, 1);
+	assert_int_equal(dgp_stats().handles, 0);
+	assert_int_equal(dgp_stats().entries, 0);
+	assert_int_equal(dgp.mm->pins_live, 0);
 }
 
 int main(void)
@@ -413,6 +464,7 @@ int main(void)
 		DGP_TEST(handles_counted_per_cpu),
 		DGP_TEST(put_lands_during_unlink),
 		DGP_TEST(copy_put_twice_during_unlink),
+		DGP_TEST(copy_put_twice_during_recheck),
 	};
 
 	return cmocka_run_group_tests_name("pin_lifetime", tests, NULL, NULL);

@@ -279,8 +279,8 @@ unsigned long dmaguard_pin_cache_destroy(struct dmaguard_pin_cache *c);
  * unmapped or PROT_NONE addresses, read-only ones with @write, or a call
  * from another mm; -E2BIG for a range larger than the byte budget or
  * than 1 GiB;
- * -ENOSPC when the entries in use fill a budget (or 2^24 of them are
- * live, as many as handles can name); -ENOMEM (also over
+ * -ENOSPC when the entries in use fill a budget (or 2^24 - 1 entries are
+ * not yet released, as many as handles can name); -ENOMEM (also over
  * RLIMIT_MEMLOCK, after the cache's unused entries were given back);
  * -EAGAIN when invalidations kept racing the pinning.
  */
@@ -298,16 +298,17 @@ int dmaguard_pin_get(struct dmaguard_pin_cache *c, unsigned long uaddr,
  * already, through a copy; of an entry released since; of another cache;
  * garbage) is refused: reported once per cache, counted, never applied.
  * Two handles on one entry from gets that ran on one CPU, or any two on
- * an entry invalidated since, cannot be told apart: putting one twice
+ * an entry gone stale since (invalidated, evicted while in use, or its
+ * cache destroyed), cannot be told apart: putting one twice
  * while the other is held gives back the other's reference, so put each
  * handle once (the put clears @pin, so a second put of @pin itself is a
- * no-op). What is checked: that the handle names an
- * entry of @c by its id and the id's generation (27 bits: a stale copy
- * could match again only once 2^27 more entries took its id), and that
- * the entry is held on the CPU its get ran on (the handle names it; the
- * put may run anywhere). @c itself
- * cannot be checked: a put on a cache already freed (destroyed, and its
- * last entry released) is a use-after-free, as any call on it.
+ * no-op). What is checked: that the handle names an entry of @c by its
+ * id and the id's generation (27 bits: a stale copy could match again
+ * only once 2^27 more entries took its id), and that the entry is held
+ * on the CPU its get ran on (the handle names it; the put may run
+ * anywhere), or, once it went stale, held at all. @c itself cannot be
+ * checked: a put on a cache already freed (destroyed, and its last entry
+ * released) is a use-after-free, as any call on it.
  * After dmaguard_pin_cache_destroy(), the release that follows the last
  * put frees the cache. Takes no lock unless it hands the entry to the work
  * item or refuses the handle (then the cache's spinlock, interrupts
