@@ -163,6 +163,12 @@ static struct dg_pin_ids *ids_alloc(u32 nr, int node)
 	return ids;
 }
 
+/* Live: in the index, so gets may take handles. Under the lock. */
+static bool entry_indexed(const struct dg_pin_entry *e)
+{
+	return !RB_EMPTY_NODE(&e->rb);
+}
+
 #ifdef DG_DEBUG
 /**
  * dg_pin_cache_check() - assert the cache's invariants (debug builds)
@@ -178,7 +184,7 @@ void dg_pin_cache_check(struct dg_pin_cache *c)
 	spin_lock_irq(&c->lock);
 	for (e = pin_it_iter_first(&c->index, 0, ULONG_MAX); e;
 	     e = pin_it_iter_next(e, 0, ULONG_MAX)) {
-		VM_WARN_ON_ONCE(!e->indexed);
+		VM_WARN_ON_ONCE(!entry_indexed(e));
 		VM_WARN_ON_ONCE(e->start & (DG_PAGE_SIZE - 1));
 		VM_WARN_ON_ONCE(e->last - e->start + 1 != e->nr_pages * DG_PAGE_SIZE);
 		VM_WARN_ON_ONCE(list_empty(&e->lru));
@@ -186,7 +192,7 @@ void dg_pin_cache_check(struct dg_pin_cache *c)
 		indexed++;
 	}
 	list_for_each_entry(e, &c->lru, lru) {
-		VM_WARN_ON_ONCE(!e->indexed);
+		VM_WARN_ON_ONCE(!entry_indexed(e));
 		listed++;
 	}
 	for (b = 0; b < 1u << DG_PIN_HASH_BITS; b++) {
@@ -197,7 +203,7 @@ void dg_pin_cache_check(struct dg_pin_cache *c)
 		}
 	}
 	list_for_each_entry(e, &c->dead, lru)
-		VM_WARN_ON_ONCE(e->indexed || atomic_long_read(&e->left));
+		VM_WARN_ON_ONCE(entry_indexed(e) || atomic_long_read(&e->left));
 	VM_WARN_ON_ONCE(!list_empty(&c->dead) && !c->reap_queued);
 	VM_WARN_ON_ONCE(indexed != c->nr_indexed);
 	VM_WARN_ON_ONCE(listed != indexed || hashed != indexed);
@@ -342,7 +348,6 @@ static bool entry_unlink(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	int cpu;
 
 	entry_unindex(c, e);
-	e->indexed = false;
 	/*
 	 * The bias first (the exchanges' full barriers order it before
 	 * them): a put that meets an exchanged slot counts it down, and
@@ -372,7 +377,7 @@ static long entry_handles(struct dg_pin_entry *e)
 	long n = 0;
 	int cpu;
 
-	if (!e->indexed)
+	if (!entry_indexed(e))
 		return max(atomic_long_read(&e->left), 0L);
 	for_each_possible_cpu(cpu)
 		n += atomic_long_read(per_cpu_ptr(e->holds, cpu));
@@ -674,7 +679,7 @@ static struct dg_pin_entry *lru_victim(struct dg_pin_cache *c,
 		else if (entry_take_idle(c, e))
 			return e;
 		/* in use (or taken by a hit just now, and gone) */
-		if (e->indexed)
+		if (entry_indexed(e))
 			list_move(&e->lru, &c->lru);
 	}
 	return NULL;
@@ -785,7 +790,7 @@ static bool entry_recheck(struct dg_pin_cache *c, struct dg_pin_entry *e)
 	ok = dg_pin_plat_allows(&c->plat, e->start, e->last, e->write);
 	spin_lock_irq(&c->lock);
 	/* invalidated meanwhile: its pages may be stale, pin afresh */
-	if (!e->indexed)
+	if (!entry_indexed(e))
 		return false;
 	if (ok) {
 		/* a protection event while checking: check again next time */
@@ -828,12 +833,12 @@ static int entry_pin(struct dg_pin_cache *c, struct dg_pin_entry *e)
 /*
  * Pin, map and index a new entry for [start, start + bytes). The budgets
  * are reserved already. Return: the entry, holding one handle (counted
- * on *@cpu) and a reference on the cache, or an ERR_PTR(); nothing is
+ * on @cpu) and a reference on the cache, or an ERR_PTR(); nothing is
  * left pinned, charged, tracked or named on error.
  */
 static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 					 unsigned long start, u64 bytes,
-					 bool write, unsigned int *cpu,
+					 bool write, unsigned int cpu,
 					 struct list_head *out)
 {
 	struct dg_pin_entry *e;
@@ -900,8 +905,7 @@ static struct dg_pin_entry *entry_create(struct dg_pin_cache *c,
 	 * checks it. Every field a lock-free hit reads is set before the
 	 * entry is hashed.
 	 */
-	e->indexed = true;
-	entry_hold(e, *cpu);
+	entry_hold(e, cpu);
 	refcount_inc(&c->ref);
 	drop_covered(c, e, out);
 	pin_it_insert(e, &c->index);
@@ -1041,7 +1045,7 @@ struct dg_pin_entry *dg_pin_get_locked(struct dg_pin_cache *c,
 	release_list(c, &out);
 
 	*cpu = raw_smp_processor_id();
-	e = entry_create(c, start, bytes, write, cpu, &out);
+	e = entry_create(c, start, bytes, write, *cpu, &out);
 	if (IS_ERR(e)) {
 		spin_lock_irq(&c->lock);
 		c->bytes -= bytes;
@@ -1144,7 +1148,7 @@ bool dg_pin_invalidate(struct dg_pin_notifier *n, unsigned long cur_seq,
 	default:
 		dg_pin_plat_set_seq(n, cur_seq);
 		/* new (not yet indexed) or stale already */
-		if (!e->indexed)
+		if (!entry_indexed(e))
 			break;
 		c->invalidations++;
 		if (entry_unlink(c, e))

@@ -56,8 +56,7 @@ struct dg_pin_entry {
 	/* set under the lock, by unlinking; puts after it count it down */
 	atomic_long_t left;		/* handles held when unlinked */
 	/* under the lock */
-	bool indexed;			/* live: gets may take handles */
-	struct rb_node rb;
+	struct rb_node rb;		/* c->index; empty unless live */
 	unsigned long subtree_last;
 	struct list_head lru;		/* c->lru, c->dead or a private list */
 	bool aging;			/* unmarked at the last aging pass */
