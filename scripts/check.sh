@@ -32,7 +32,7 @@ DMAGUARD_KERNEL_KEY=$(. "$top/scripts/kernel/lib.sh" && kernel_key)
 export DMAGUARD_KERNEL_KEY
 # Each flavour's key, once (make check built the kernels just before).
 DMAGUARD_KERNEL_FKEYS=$(. "$top/scripts/kernel/lib.sh" &&
-	for f in "${kernel_flavours[@]}" "${kernel_inkernel[@]}"; do
+	for f in "${kernel_flavours[@]}" "${kernel_inkernel[@]}" "${kernel_kcsan[@]}"; do
 		printf '%s=%s ' "$f" "$(kernel_flavour_key "$f")"
 	done)
 export DMAGUARD_KERNEL_FKEYS

@@ -12,12 +12,16 @@
 #       the series of `make kernel-series`), which no dmaguard module is
 #       built for: listed by --inkernel only (tests/vm/inkernel/, `make
 #       bench-inkernel`), known to --kdir, --image and --make-args.
+#   KCSAN: the kcsan kernel (the race specs on it: the "kcsan-smp:" line
+#       of scripts/vm/vmtest.py), listed by --kcsan, and by the default
+#       list when KVER= names it.
 #
 # Usage:
 #   kernels.sh              every kernel: Debian's, then the built ones
 #   kernels.sh --distro     Debian's only (speed, sparse, static checks)
 #   kernels.sh --built      the built ones only
 #   kernels.sh --inkernel   baseline and hardened (those built)
+#   kernels.sh --kcsan      the KCSAN kernel (if built)
 #   kernels.sh --kdir V     the tree to build modules against (make -C)
 #   kernels.sh --image V    the bootable image
 #   kernels.sh --make-args V   extra make arguments modules for V need
@@ -48,6 +52,11 @@ while read -r v d; do
 	inkernel+=("$v")
 	built_dir[$v]=$d
 done < <(kernel_built "${kernel_inkernel[@]}")
+kcsan=()
+while read -r v d; do
+	kcsan+=("$v")
+	built_dir[$v]=$d
+done < <(kernel_built "${kernel_kcsan[@]}")
 
 # The kernel V must be known: print nothing and fail otherwise.
 # Membership tests read the whole list (grep without -q): with pipefail,
@@ -80,13 +89,16 @@ case ${1:-} in
 --distro) avail=("${distro[@]}") ;;
 --built) avail=("${built[@]}") ;;
 --inkernel) avail=("${inkernel[@]}") ;;
-'') avail=("${distro[@]}" "${built[@]}") ;;
-*) echo "usage: kernels.sh [--distro|--built|--inkernel|--kdir V|--image V|--make-args V]" >&2
+--kcsan) avail=("${kcsan[@]}") ;;
+'') avail=("${distro[@]}" "${built[@]}")
+    # Named by KVER=, the KCSAN kernel is in the list (its modules build).
+    [ -z "${KVER:-}" ] || avail+=("${kcsan[@]}") ;;
+*) echo "usage: kernels.sh [--distro|--built|--inkernel|--kcsan|--kdir V|--image V|--make-args V]" >&2
    exit 2 ;;
 esac
 
 if [ ${#avail[@]} -eq 0 ]; then
-	case ${1:-} in --built|--inkernel) exit 0 ;; esac
+	case ${1:-} in --built|--inkernel|--kcsan) exit 0 ;; esac
 	echo "kernels: no kernel has both /lib/modules/V/build and /boot/vmlinuz-V;" \
 		"run 'make deps' as root" >&2
 	exit 1
@@ -94,7 +106,7 @@ fi
 
 if [ -n "${KVER:-}" ]; then
 	for v in $KVER; do
-		printf '%s\n' "${distro[@]}" "${built[@]}" "${inkernel[@]}" | grep -xF -- "$v" >/dev/null || {
+		printf '%s\n' "${distro[@]}" "${built[@]}" "${inkernel[@]}" "${kcsan[@]}" | grep -xF -- "$v" >/dev/null || {
 			echo "kernels: KVER=$v has no headers + image;" \
 				"available: ${distro[*]} ${built[*]}" >&2
 			exit 1

@@ -19,9 +19,9 @@ linux-source-6.12, 6.1: linux-source-6.1), into build/vm-ko/<kver>/:
             dmaguard_inplace.ko), and its usbcore, usb-storage, SCSI and
             sd modules (6.12 only)
 
-The debug kernel (scripts/kernel/debug.config has the block layer and
-NVMe for this) gets the nvme set too, from the source tree it was built
-from and its own nvme-core.ko; the rt kernel has no block layer.
+The debug and KCSAN kernels (their config fragments have the block layer
+and NVMe for this) get the nvme set too, from the source tree they were
+built from and their own nvme-core.ko; the rt kernel has no block layer.
 Specs load them through "ko-set: nvme" (tests/vm/nvme.vmtest).
 One line per kernel and set: "ok - vm-drivers/<kver>/<set>" or "not ok".
 A set whose inputs (these scripts, the semantic patches, dmaguard's headers
@@ -46,10 +46,10 @@ rd = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(rd)
 
 # set: (directory, modules built there, file names, stock modules,
-# kernels: Debian's series, or "debug" for the built debug kernel)
+# kernels: Debian's series, or the flavours of the kernels built here)
 SETS = {
     "nvme": ("drivers/nvme/host", ["nvme"], {"nvme": "nvme-dmaguard"},
-             ["nvme", "nvme-core"], ("6.1", "6.12", "debug")),
+             ["nvme", "nvme-core"], ("6.1", "6.12", "debug", "kcsan")),
     "xhci": ("drivers/usb/host", ["xhci-hcd", "xhci-pci"],
              {"xhci-hcd": "xhci-hcd-dmaguard",
               "xhci-pci": "xhci-pci-dmaguard"},
@@ -180,20 +180,23 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--keep-going", action="store_true")
     args = ap.parse_args()
-    res = subprocess.run([os.path.join(TOP, "scripts", "kernels.sh")],
-                         capture_output=True, text=True, check=True)
+    kvers = []
+    for which in ([], ["--kcsan"]):
+        kvers += subprocess.run([os.path.join(TOP, "scripts", "kernels.sh")]
+                                + which, capture_output=True, text=True,
+                                check=True).stdout.split()
     bad = 0
-    for kver in res.stdout.split():
+    for kver in dict.fromkeys(kvers):
         series = ".".join(kver.split(".")[:2])
         # a kernel built here: its flavour ("debug", "rt"), not its series
         flavour = kver.split("-dmaguard-")[1] if "-dmaguard-" in kver \
             else series
-        debug = flavour == "debug"
+        built_here = flavour != series
         wanted = [n for n, s in SETS.items() if flavour in s[4]]
         if not wanted:
             continue
         # a built kernel: the source tree it was built from
-        src = rd.cached_source(series) if debug else None
+        src = rd.cached_source(series) if built_here else None
         tarball = f"/usr/src/linux-source-{series}.tar.xz"
         if not src and not os.path.exists(tarball):
             for n in wanted:

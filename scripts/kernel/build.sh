@@ -25,7 +25,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 die() { echo "kernels: error: $*" >&2; exit 1; }
 
-all=("${kernel_flavours[@]}" "${kernel_inkernel[@]}")
+all=("${kernel_flavours[@]}" "${kernel_inkernel[@]}" "${kernel_kcsan[@]}")
 source_only=0
 [ "${1:-}" != --source ] || { source_only=1; shift; }
 flavours=("$@")

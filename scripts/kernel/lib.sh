@@ -26,12 +26,15 @@
 # The module's kernels (kernel_flavours: debug, rt) are booted by every
 # spec that does not say otherwise; the in-kernel pair (kernel_inkernel:
 # baseline and hardened, which has no dmaguard module) only by the specs
-# of tests/vm/inkernel/ and `make bench-inkernel`.
+# of tests/vm/inkernel/ and `make bench-inkernel`; the KCSAN kernel
+# (kernel_kcsan: KCSAN cannot share a kernel with KASAN) only by the specs
+# of tests/vm/kcsan/.
 
 kernel_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 kernel_cache=${DMAGUARD_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dmaguard/kernels}
 kernel_flavours=(debug rt)
 kernel_inkernel=(baseline hardened)
+kernel_kcsan=(kcsan)
 kernel_series_flavours=(hardened debug)
 # Packages whose version goes into the key (and that the build needs).
 kernel_packages=(linux-source-6.12 clang-14 lld-14 llvm-14 rustc-web

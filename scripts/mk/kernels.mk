@@ -1,16 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make kernels`: the debug and PREEMPT_RT 6.12 kernels dmaguard is tested
-# on besides Debian's, and the in-kernel pair (baseline: 6.12 as it is;
+# on besides Debian's, the KCSAN one its race specs boot, and the in-kernel
+# pair (baseline: 6.12 as it is;
 # hardened: the same with the series below, which the debug kernel's tree
 # has too), built from the linux-source-6.12
 # tarball with the config fragments and source adjustments of scripts/kernel/
 # (see scripts/kernel/lib.sh for the cache, outside the tree, and its key).
 # Cached: a no-op when nothing they are made of changed. `make check` and
 # `make run` build them first; scripts/kernels.sh lists debug and rt after
-# Debian's, and baseline and hardened with --inkernel.
+# Debian's, baseline and hardened with --inkernel, kcsan with --kcsan.
 #
-#   make kernels                 every flavour (debug, rt, baseline, hardened)
+#   make kernels                 every flavour (debug, rt, baseline,
+#                                hardened, kcsan)
 #   make kernels FLAVOUR=rt      one
 #
 #   make kernel-series           dmaguard's pool core as a patch series for

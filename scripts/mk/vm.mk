@@ -20,6 +20,9 @@
 #   make vm-planted     only the planted core regressions (scripts/vm/planted.sh)
 #   make check-planted  only whether every planted patch still applies (seconds;
 #                       its own check group, so a stale one is red early)
+#   make vm-kcsan [SPEC=tests/vm/x.vmtest]   the KCSAN copies of the race
+#                       specs (their kcsan-smp: line), or of the one named,
+#                       on the KCSAN kernel
 #   make vm-spec SPEC=tests/vm/x.vmtest [KVER=] [BACKEND=]   boot one spec
 #                       (under each of its backends, or those named), print
 #                       results
@@ -57,7 +60,8 @@ $(VM_BIN_DIR)/%: tests/vm/bin/%.c $(wildcard tests/kmod/*.h tests/vm/bin/*.h)
 	@mkdir -p $(dir $@)
 	musl-gcc -static -O2 -Wall -Wextra -Werror -o $@ $<
 
-.PHONY: check-vm check-planted run vm-selftest vm-planted vm-spec vm-deps
+.PHONY: check-vm check-planted run vm-selftest vm-planted vm-spec vm-deps \
+	vm-kcsan
 check-planted:
 	@mkdir -p $(RESULTS)
 	@scripts/vm/planted.sh applies | tee $(RESULTS)/planted; \
@@ -97,3 +101,9 @@ vm-planted: vm-deps modules-test
 vm-spec: vm-deps modules-test
 	@test -n "$(SPEC)" || { echo "usage: make vm-spec SPEC=tests/vm/<name>.vmtest [KVER=...] [BACKEND=...]" >&2; exit 2; }
 	@scripts/vm/run-spec.sh $(SPEC)
+
+vm-kcsan: vm-deps
+	@k="$$(scripts/kernels.sh --kcsan)"; \
+		test -n "$$k" || { echo "vm-kcsan: no KCSAN kernel: make kernels" >&2; exit 2; }; \
+		$(MAKE) --no-print-directory modules-test KVER="$$k" && \
+		scripts/vm/run-spec.sh --kcsan $(SPEC)

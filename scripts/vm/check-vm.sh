@@ -29,8 +29,14 @@ mkdir -p "$(dirname "$results")"
 : > "$results"
 start=$(date +%s)
 
-mapfile -t kernels < <("$top/scripts/kernels.sh")
-if [ ${#kernels[@]} -eq 0 ]; then
+# The KCSAN kernel (in the list when KVER= names it) boots the KCSAN
+# copies of the race specs only (vm_kcsan_specs), with the test flavour of
+# the modules built for it.
+mapfile -t kcsans < <("$top/scripts/kernels.sh" --kcsan)
+mapfile -t kernels < <("$top/scripts/kernels.sh" |
+		       grep -vxF -f <(printf '%s\n' "${kcsans[@]}" _) || true)
+mapfile -t kcsan_boots < <([ ${#kcsans[@]} -eq 0 ] || vm_kcsan_specs)
+if [ ${#kernels[@]} -eq 0 ] && [ ${#kcsans[@]} -eq 0 ]; then
 	echo "not ok - vm: no kernel to boot (scripts/kernels.sh)" >> "$results"
 	exit 1
 fi
@@ -57,18 +63,22 @@ done
 # The harness self-test and the planted core regressions run on the newest
 # Debian kernel of the list (the built kernels have their own planted
 # cases: scripts/vm/planted-debug.sh).
-selftest_kver=${kernels[-1]}
+selftest_kver=
+for k in "${kernels[@]}"; do
+	selftest_kver=$k
+done
 for k in "${kernels[@]}"; do
 	"$top/scripts/kernels.sh" --distro | grep -qxF "$k" && selftest_kver=$k
 done
 selftest=${VM_SELFTEST:-1}
+[ -n "$selftest_kver" ] || selftest=0
 
 # Build per kernel so one kernel's failure does not hide the other's specs;
 # two kernels at a time (a small module's build keeps one CPU busy more
 # than two).
 declare -A built
 mkdir -p "$vm_out"
-for kver in "${kernels[@]}"; do
+for kver in "${kernels[@]}" "${kcsans[@]}"; do
 	rm -f "$vm_out/.built-$kver"
 	{
 		DMAGUARD_TEST_HOOKS=1 KVER=$kver "$top/scripts/build-modules.sh" \
@@ -77,7 +87,7 @@ for kver in "${kernels[@]}"; do
 	[ "$(jobs -r | wc -l)" -lt 2 ] || wait -n
 done
 wait
-for kver in "${kernels[@]}"; do
+for kver in "${kernels[@]}" "${kcsans[@]}"; do
 	cat "$vm_out/.build-$kver.log" >&2
 	[ ! -f "$vm_out/.built-$kver" ] || built[$kver]=1
 done
@@ -121,6 +131,13 @@ fixtures=
 		[ -z "$fixtures" ] || fixture_jobs
 		fixtures=
 	done
+	for kver in "${kcsans[@]}"; do
+		[ -n "${built[$kver]:-}" ] || continue
+		for ns in "${kcsan_boots[@]}"; do
+			rm -f "$vm_out/$kver/${ns%% *}.results"
+			echo "$ns"
+		done | vm_shared_jobs "$kver" "$top/build/kernel/$kver/test/ko"
+	done
 	for kver in "${inkernels[@]}"; do
 		[ -n "${ik_ko[$kver]}" ] || continue
 		for s in "${ik_specs[@]}"; do
@@ -153,7 +170,21 @@ for kver in "${kernels[@]}"; do
 		done
 	done
 done
-# Without KVER, `make check` built both in-kernel kernels (make kernels).
+for kver in "${kcsans[@]}"; do
+	if [ -z "${built[$kver]:-}" ]; then
+		echo "not ok - vm/$kver/modules # build failed: make modules KVER=$kver" >> "$results"
+		continue
+	fi
+	echo "ok - vm/$kver/modules" >> "$results"
+	for ns in "${kcsan_boots[@]}"; do
+		vm_results "$kver" "${ns%% *}" >> "$results"
+	done
+done
+# Without KVER, `make check` built both in-kernel kernels (make kernels),
+# and the KCSAN kernel.
+if [ -z "${KVER:-}" ] && [ ${#kcsans[@]} -eq 0 ]; then
+	echo "not ok - vm/kcsan # the KCSAN kernel is not built: make kernels" >> "$results"
+fi
 if [ -z "${KVER:-}" ] && [ ${#ik_built[@]} -lt 2 ]; then
 	echo "not ok - vm/inkernel # baseline and hardened kernels not built: make kernels" >> "$results"
 fi

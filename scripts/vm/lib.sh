@@ -125,6 +125,39 @@ vm_inkernel_ko() {
 	echo "$d/ko"
 }
 
+# vm_kcsan_specs: "NAME SPEC" lines of the boots of the KCSAN kernel: for
+# each spec of tests/vm/ with a "kcsan-smp:" line and each vCPU count N on
+# it, a copy build/vm/kcsan-specs/<spec>-smp<N>.vmtest (written here) with
+# smp: N, kernels: the KCSAN kernel, no backends: (the direct mapping: the
+# races KCSAN watches are in dmaguard's code, not the DMA backend's) and
+# three times the timeout (default 120 s; KCSAN's watchpoints stall
+# instrumented code), a watchpoint every 400 accesses instead of 4000 (ten
+# times the chances to catch a race in boots this short), and the
+# kernel's word that KCSAN runs, strict, and passed its self-test.
+vm_kcsan_specs() {
+	local f n name smps out=$vm_out/kcsan-specs
+	mkdir -p "$out"
+	for f in "$top"/tests/vm/*.vmtest; do
+		smps=$(sed -n 's/^kcsan-smp:[[:space:]]*//p' "$f")
+		[ -n "$smps" ] || continue
+		name=$(basename "$f" .vmtest)
+		for n in $smps; do
+			awk -v name="$name" -v n="$n" '
+			NR == 1 { print "# Generated from tests/vm/" name ".vmtest for the KCSAN kernel, " n " vCPUs (scripts/vm/lib.sh: vm_kcsan_specs)." }
+			/^(kernels|backends|smp|kcsan-smp):/ { next }
+			/^timeout:/ { print "timeout: " $2 * 3; t = 1; next }
+			{ print }
+			END { if (!t) print "timeout: 360"
+			      print "smp: " n; print "kernels: -dmaguard-kcsan$"
+			      print "append: kcsan.skip_watch=400"
+			      print "expect-log: kcsan: strict mode configured$"
+			      print "expect-log: kcsan: selftest: 3/3 tests passed$" }' \
+				"$f" > "$out/$name-smp$n.vmtest"
+			echo "$name-smp$n $out/$name-smp$n.vmtest"
+		done
+	done
+}
+
 # vm_specs [SUBDIR]: names (path below tests/vm/, no .vmtest) of the specs
 # in tests/vm/SUBDIR.
 vm_specs() {

@@ -5,7 +5,9 @@
 # core. Each tests/vm/planted/<case>.patch is a change to the sources of
 # dmaguard.ko; comment lines before its diff say where it must show:
 #
-#   #spec: NAME       a spec to boot (tests/vm/NAME.vmtest); may repeat
+#   #spec: NAME       a spec to boot (tests/vm/NAME.vmtest, or a KCSAN
+#                     copy, "<spec>-smp<N>": scripts/vm/lib.sh,
+#                     vm_kcsan_specs); may repeat
 #   #backend: NAME    the DMA backend to boot it under (vmtest.py)
 #   #expect: PCRE     some result line of those boots must match; may repeat
 #   #with: NAME       a spec booted before the #spec: ones, sharing their
@@ -15,7 +17,8 @@
 #                     red spec sends the specs after it to a new boot,
 #                     which the harness self-test proves); it must stay
 #                     green; may repeat
-#   #kernel: ERE      boot the first kernel of scripts/kernels.sh whose
+#   #kernel: ERE      boot the first kernel of scripts/kernels.sh (then
+#                     --kcsan) whose
 #                     version matches (e.g. "-dmaguard-debug$" for a KASAN,
 #                     lockdep or kmemleak finding); default: the KVER the
 #                     script is given (the newest Debian kernel)
@@ -69,7 +72,18 @@ kver_of() {
 	if [ -z "$re" ]; then
 		echo "$2"
 	else
-		"$top/scripts/kernels.sh" | grep -E -m1 -- "$re" || true
+		{ "$top/scripts/kernels.sh"; "$top/scripts/kernels.sh" --kcsan; } |
+			grep -E -m1 -- "$re" || true
+	fi
+}
+
+# spec_file NAME: the spec a "#spec:" or "#with:" line names: tests/vm/
+# NAME.vmtest, or a KCSAN copy (vm_kcsan_specs: NAME is "<spec>-smp<N>").
+spec_file() {
+	if [ -f "$top/tests/vm/$1.vmtest" ]; then
+		echo "$top/tests/vm/$1.vmtest"
+	else
+		vm_kcsan_specs | awk -v n="$1" '$1 == n { print $2 }'
 	fi
 }
 
@@ -86,7 +100,8 @@ case_kver() {
 		return
 	fi
 	re=$(header "$2" kernel)
-	if [ -n "${KVER:-}" ] && KVER= "$top/scripts/kernels.sh" | grep -qE -- "$re"; then
+	if [ -n "${KVER:-}" ] && { KVER= "$top/scripts/kernels.sh"
+				   KVER= "$top/scripts/kernels.sh" --kcsan; } | grep -qE -- "$re"; then
 		echo "skip: KVER=$KVER leaves out its kernel /$re/" > "$work/$c/status"
 	else
 		echo "no kernel matches #kernel: $re (make kernels)" > "$work/$c/status"
@@ -188,7 +203,7 @@ jobs() {
 		for n in $(boots "$p" with) $(boots "$p"); do
 			s=${n#planted/"$c"/}
 			rm -f "$vm_out/$k/$n.results"
-			echo "$n $top/tests/vm/${s%@*}.vmtest"
+			echo "$n $(spec_file "${s%@*}")"
 		done | vm_shared_jobs "$k" "$top/build/kernel/$k/test/ko" \
 			"$top/build/kernel/$k/planted-$c/ko"
 	done

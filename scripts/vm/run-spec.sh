@@ -11,10 +11,15 @@
 # (scripts/kernels.sh --inkernel, and the debug kernel, whose tree has the
 # series too) with their own modules (vm_inkernel_ko);
 # they cannot be mixed with the others in one call.
+# --kcsan: the KCSAN copies of the specs named (vm_kcsan_specs; default:
+# every spec with a kcsan-smp: line) on the KCSAN kernel (`make vm-kcsan`).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-[ $# -gt 0 ] || { echo "usage: $0 SPEC.vmtest..." >&2; exit 2; }
+kcsan=0
+[ "${1:-}" != --kcsan ] || { kcsan=1; shift; }
+[ $# -gt 0 ] || [ $kcsan = 1 ] ||
+	{ echo "usage: $0 [--kcsan] SPEC.vmtest..." >&2; exit 2; }
 vm_lock
 inkernel=0
 for spec in "$@"; do
@@ -33,6 +38,18 @@ else
 		{ echo "run-spec: no in-kernel kernel built (make kernels)" >&2; exit 2; }
 fi
 boots=()		# "<boot name>:<spec path>"
+if [ $kcsan = 1 ]; then
+	mapfile -t kernels < <("$top/scripts/kernels.sh" --kcsan)
+	[ ${#kernels[@]} -gt 0 ] ||
+		{ echo "run-spec: no KCSAN kernel built (make kernels)" >&2; exit 2; }
+	while read -r n s; do
+		for spec in "${@:-}"; do
+			[ -z "$spec" ] || [ "${n%-smp*}" = "$(basename "$spec" .vmtest)" ] &&
+				boots+=("$n:$s")
+		done
+	done < <(vm_kcsan_specs)
+	set --
+fi
 for spec in "$@"; do
 	[ -f "$spec" ] || { echo "run-spec: no such spec: $spec" >&2; exit 2; }
 	spec=$(cd "$(dirname "$spec")" && pwd)/$(basename "$spec")

@@ -89,6 +89,7 @@ void dgt_cpu_offline(void);
 void dgt_hotplug_callback(void);
 void dgt_failed_growth_steals(void);
 void dgt_concurrency(void);
+void dgt_stats_race(void);
 void dgt_no_leak(long base);
 void dgt_destroy_live(void);
 

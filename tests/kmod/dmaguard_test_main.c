@@ -233,7 +233,7 @@ static const struct {
 };
 
 /* Every case but the geometry rows. */
-#define DGT_NR_OTHER		20
+#define DGT_NR_OTHER		21
 
 static char *only;
 module_param(only, charp, 0444);
@@ -291,6 +291,7 @@ static int __init dgt_init(void)
 	dgt_failed_growth_steals();
 	dgt_hotplug_callback();
 	dgt_concurrency();
+	dgt_stats_race();
 	dgt_no_leak(base);
 	dgt_destroy_live();
 	dgt_managed();

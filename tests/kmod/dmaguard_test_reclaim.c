@@ -2,8 +2,8 @@
 /*
  * dmaguard_test: reclaim of chunks that stay empty, a CPU going offline
  * with blocks in its cache, a failed growth taking back cached blocks,
- * two threads on one pool (with reclaim racing them), the leak check, and
- * destroy with live blocks.
+ * two threads on one pool (with reclaim racing them), statistics read while
+ * another CPU allocates, the leak check, and destroy with live blocks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -641,6 +641,119 @@ out:
 	kfree(th[1]);
 	vfree(ctx.live);
 	dg_ktap_result(&dgt_ktap, ok, "concurrency_two_threads");
+}
+
+/* ---- case: statistics read while another CPU allocates ---- */
+
+#define DGT_STATS_RING		32	/* blocks in flight, as a driver's ring */
+
+struct stats_ctx {
+	struct dmaguard_pool *pool;
+	struct completion reader_in, done;
+	atomic_t running;
+	unsigned long ops, fail, reads;
+	bool stop;
+};
+
+/* Allocate and free through a ring, once the reader runs. */
+static int stats_alloc_fn(void *arg)
+{
+	struct stats_ctx *ctx = arg;
+	struct blk ring[DGT_STATS_RING] = {};
+	unsigned long i;
+	unsigned int k;
+
+	wait_for_completion(&ctx->reader_in);
+	for (i = 0; i < smp_iters / 2; i++) {
+		k = i % DGT_STATS_RING;
+		if (ring[k].v)
+			dmaguard_pool_free(ctx->pool, (void *)ring[k].v,
+					   ring[k].d);
+		ring[k].v = (unsigned long)dmaguard_pool_alloc(ctx->pool,
+							       GFP_KERNEL,
+							       &ring[k].d);
+		if (!ring[k].v)
+			ctx->fail++;
+		ctx->ops++;
+		if (!(i & 255))
+			cond_resched();
+	}
+	dgt_free_blocks(ctx->pool, ring, DGT_STATS_RING);
+	WRITE_ONCE(ctx->stop, true);
+	if (atomic_dec_and_test(&ctx->running))
+		complete(&ctx->done);
+	return 0;
+}
+
+/* Read the statistics until the allocator stops. */
+static int stats_read_fn(void *arg)
+{
+	struct stats_ctx *ctx = arg;
+	struct dmaguard_pool_stats st;
+
+	complete(&ctx->reader_in);
+	while (!READ_ONCE(ctx->stop)) {
+		dgt_stats(ctx->pool, &st);
+		ctx->reads++;
+		cond_resched();
+	}
+	if (atomic_dec_and_test(&ctx->running))
+		complete(&ctx->done);
+	return 0;
+}
+
+/**
+ * dgt_stats_race() - case: stats read while another CPU allocates
+ *
+ * The statistics sum every CPU's cached blocks without a lock while their
+ * owners take and give back blocks: on the KCSAN kernel this is the race
+ * between the fast path's marked writes of a run and those reads (a plain
+ * access on either side is a report). Every allocation must succeed, and
+ * the pool must add up once the allocator is done.
+ */
+void dgt_stats_race(void)
+{
+	int (*fn[2])(void *) = { stats_read_fn, stats_alloc_fn };
+	unsigned int i, cpus = num_online_cpus();
+	struct dmaguard_pool_stats st;
+	struct stats_ctx ctx = {};
+	struct task_struct *task;
+	bool ok = true;
+
+	dgt_case_begin();
+	ctx.pool = dmaguard_pool_create("dgt_stats_race", dgt_dev, 64, 64, 0);
+	init_completion(&ctx.reader_in);
+	init_completion(&ctx.done);
+	atomic_set(&ctx.running, 2);
+	EXPECT(ok, ctx.pool, "create failed");
+	if (!ok)
+		goto out;
+	for (i = 0; i < 2; i++) {
+		task = kthread_create(fn[i], &ctx, "dgt_stats/%u", i);
+		if (IS_ERR(task)) {
+			EXPECT(ok, 0, "kthread_create failed");
+			/* the other thread must not wait for this one */
+			complete(&ctx.reader_in);
+			WRITE_ONCE(ctx.stop, true);
+			if (atomic_dec_and_test(&ctx.running))
+				complete(&ctx.done);
+			continue;
+		}
+		if (cpus >= 2)
+			kthread_bind(task, i);
+		wake_up_process(task);
+	}
+	wait_for_completion(&ctx.done);
+	dgt_stats(ctx.pool, &st);
+	pr_info("# stats_race: %lu operations, %lu reads, on %u CPUs\n",
+		ctx.ops, ctx.reads, min(cpus, 2U));
+	EXPECT(ok, ctx.ops == smp_iters / 2 && !ctx.fail,
+	       "%lu operations, %lu failed", ctx.ops, ctx.fail);
+	EXPECT(ok, st.blocks_in_use == 0 && !dgt_bad_total(&st),
+	       "in use %llu, bad %llu", st.blocks_in_use, dgt_bad_total(&st));
+out:
+	dmaguard_pool_destroy(ctx.pool);
+	dg_ktap_result(&dgt_ktap, ok, "stats_read_while_allocating");
 }
 
 /* ---- case: no chunk memory left behind ---- */

@@ -14,7 +14,7 @@
 
 static char *what = "ok";
 module_param(what, charp, 0444);
-MODULE_PARM_DESC(what, "ok|notok|noplan|short|extra|warn|hang|oops|slub");
+MODULE_PARM_DESC(what, "ok|notok|noplan|short|extra|warn|hang|oops|slub|kcsan-kernel|kcsan-module");
 
 static void ktap(const char *plan, int cases, int failing)
 {
@@ -26,6 +26,35 @@ static void ktap(const char *plan, int cases, int failing)
 	for (i = 1; i <= cases; i++)
 		pr_info("%sok %d planted_case_%d\n", i == failing ? "not " : "",
 			i, i);
+}
+
+/*
+ * A KCSAN report as the KCSAN kernel prints it (kernel/kcsan/report.c:
+ * no prefix, so printk()). @dmaguard: the racing reader is a function of
+ * dmaguard.ko, a race the verdict judges. Else the race is the kernel's
+ * own, which the verdict notes: a driver's frames below the reader, and
+ * dmaguard's below the writer's interrupt entry (the interrupted code,
+ * not the racing access), change nothing.
+ */
+static void kcsan_report(bool dmaguard)
+{
+	const char *tag = dmaguard ? " [dmaguard]" : "";
+
+	printk(KERN_ERR "==================================================================\n");
+	printk(KERN_ERR "BUG: KCSAN: data-race in race_reader%s / race_writer\n",
+	       tag);
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR "read to 0xff11000024c1d5d8 of 8 bytes by task 1 on cpu 0:\n");
+	printk(KERN_ERR " race_reader+0x7d/0xe0%s\n", tag);
+	printk(KERN_ERR " nvme_probe+0x667/0x910 [nvme]\n");
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR "write to 0xff11000024c1d5d8 of 8 bytes by interrupt on cpu 1:\n");
+	printk(KERN_ERR " race_writer+0x148/0x210\n");
+	printk(KERN_ERR " asm_sysvec_apic_timer_interrupt+0x1a/0x20\n");
+	printk(KERN_ERR " dmaguard_pool_free+0x45/0x290 [dmaguard]\n");
+	printk(KERN_ERR "\n");
+	printk(KERN_ERR "Reported by Kernel Concurrency Sanitizer on:\n");
+	printk(KERN_ERR "==================================================================\n");
 }
 
 static int __init planted_init(void)
@@ -56,6 +85,10 @@ static int __init planted_init(void)
 			return -ENOMEM;
 		q[24] = 0x5a;	/* right red zone */
 		kfree(p);
+	} else if (!strcmp(what, "kcsan-kernel")) {
+		kcsan_report(false);
+	} else if (!strcmp(what, "kcsan-module")) {
+		kcsan_report(true);
 	} else {
 		pr_err("unknown what=%s\n", what);
 		return -EINVAL;
