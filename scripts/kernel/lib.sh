@@ -27,8 +27,9 @@
 # spec that does not say otherwise; the in-kernel pair (kernel_inkernel:
 # baseline and hardened, which has no dmaguard module) only by the specs
 # of tests/vm/inkernel/ and `make bench-inkernel`; the KCSAN kernel
-# (kernel_kcsan: KCSAN cannot share a kernel with KASAN) only by the specs
-# of tests/vm/kcsan/.
+# (kernel_kcsan: KCSAN cannot share a kernel with KASAN) only by the
+# KCSAN copies of the specs with a kcsan-smp: line (scripts/vm/lib.sh:
+# vm_kcsan_specs).
 
 kernel_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 kernel_cache=${DMAGUARD_KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dmaguard/kernels}

@@ -96,6 +96,8 @@ vm-selftest: deps
 	@scripts/vm/selftest.sh
 
 vm-planted: vm-deps modules-test
+	@k="$$(scripts/kernels.sh --kcsan)"; \
+		[ -z "$$k" ] || $(MAKE) --no-print-directory modules-test KVER="$$k"
 	@scripts/vm/planted.sh
 
 vm-spec: vm-deps modules-test

@@ -72,7 +72,10 @@ kver_of() {
 	if [ -z "$re" ]; then
 		echo "$2"
 	else
-		{ "$top/scripts/kernels.sh"; "$top/scripts/kernels.sh" --kcsan; } |
+		# Both lists first: a grep that stops reading would kill the
+		# second kernels.sh (SIGPIPE, fatal under pipefail).
+		printf '%s\n' "$("$top/scripts/kernels.sh")" \
+			"$("$top/scripts/kernels.sh" --kcsan)" |
 			grep -E -m1 -- "$re" || true
 	fi
 }
@@ -100,8 +103,9 @@ case_kver() {
 		return
 	fi
 	re=$(header "$2" kernel)
-	if [ -n "${KVER:-}" ] && { KVER= "$top/scripts/kernels.sh"
-				   KVER= "$top/scripts/kernels.sh" --kcsan; } | grep -qE -- "$re"; then
+	if [ -n "${KVER:-}" ] &&
+	   printf '%s\n' "$(KVER= "$top/scripts/kernels.sh")" \
+		   "$(KVER= "$top/scripts/kernels.sh" --kcsan)" | grep -E -- "$re" >/dev/null; then
 		echo "skip: KVER=$KVER leaves out its kernel /$re/" > "$work/$c/status"
 	else
 		echo "no kernel matches #kernel: $re (make kernels)" > "$work/$c/status"

@@ -60,7 +60,9 @@ for spec in "$@"; do
 		boots+=("$b:$spec")
 	done
 done
-[ ${#boots[@]} -gt 0 ] || { echo "run-spec: no spec lists BACKEND=$BACKEND" >&2; exit 2; }
+[ ${#boots[@]} -gt 0 ] || [ $kcsan = 0 ] ||
+	{ echo "run-spec: no spec named has a kcsan-smp: line" >&2; exit 2; }
+[ ${#boots[@]} -gt 0 ] || { echo "run-spec: no spec lists BACKEND=${BACKEND:-}" >&2; exit 2; }
 for kver in "${kernels[@]}"; do
 	for ns in "${boots[@]}"; do
 		# BACKEND= names the boots to run, on every kernel.

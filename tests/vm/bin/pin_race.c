@@ -24,7 +24,6 @@
 #define WINDOW		16		/* pages */
 #define ITERS		3000		/* gets per getter and batch */
 #define MIN_ROUNDS	50		/* changes the race needs, at least */
-#define MAX_BATCHES	400		/* per getter: then the race failed */
 
 static int fd;
 static char *win;
@@ -59,7 +58,7 @@ static void *getter(void *arg)
 	int b;
 
 	__atomic_add_fetch(&getters_in, 1, __ATOMIC_SEQ_CST);
-	for (b = 0; !g->ret && b < MAX_BATCHES &&
+	for (b = 0; !g->ret &&
 	     (!b || rounds < MIN_ROUNDS || !invalidated()); b++) {
 		g->h.ok = g->h.faults = g->h.other = 0;
 		g->ret = ioctl(fd, PT_IOC_HAMMER, &g->h) ? -errno : 0;
@@ -69,7 +68,7 @@ static void *getter(void *arg)
 		g->other += g->h.other;
 		g->iters += ITERS;
 		/* a CPU for the changer, whose start the getters can outrun */
-		if (rounds < MIN_ROUNDS)
+		if (rounds < MIN_ROUNDS || !invalidated())
 			sched_yield();
 	}
 	return NULL;

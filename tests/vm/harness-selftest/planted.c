@@ -32,9 +32,9 @@ static void ktap(const char *plan, int cases, int failing)
  * A KCSAN report as the KCSAN kernel prints it (kernel/kcsan/report.c:
  * no prefix, so printk()). @dmaguard: the racing reader is a function of
  * dmaguard.ko, a race the verdict judges. Else the race is the kernel's
- * own, which the verdict notes: a driver's frames below the reader, and
- * dmaguard's below the writer's interrupt entry (the interrupted code,
- * not the racing access), change nothing.
+ * own, which the verdict notes: only the racing functions count, not a
+ * driver's frames below the reader, nor dmaguard's interrupted below the
+ * writer's interrupt entry.
  */
 static void kcsan_report(bool dmaguard)
 {
