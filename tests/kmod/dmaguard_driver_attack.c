@@ -29,12 +29,41 @@
  *
  * The spec checks a pool before its driver is removed; a pool destroyed
  * between forge and check keeps the blocks held here.
+ *
+ * With watch=1 (issue 36: a hostile device under a real driver), dmaguard's
+ * pools (dmaguard_pool_create(), of a converted driver) are noted too, and
+ * every block a noted pool hands out or takes back is watched (a kretprobe
+ * on the alloc, a kprobe on the free): a block handed out while it is
+ * still out is counted as a duplicate the moment the allocation returns,
+ * before its caller can write through it. Then QEMU's edu device is the
+ * attacker, the writes are the device's own DMA, and two more commands:
+ *
+ * "edu-forge DEV NAME": "forge", the two links written by the edu device.
+ *
+ * "scribble DEV NAME", for a dmaguard pool while its driver has I/O in
+ * flight: the edu device overwrites every chunk of the pool, free and
+ * used blocks alike, 2 KiB at a time, with forged free blocks as the
+ * kernel's pool (6.4 on) lays them out: every 16 bytes the kernel address
+ * of a decoy page, then its DMA address (mapped for the driver's device).
+ * An allocator that followed a link in a block would hand out the decoy.
+ * In a PRP list in flight, the DMA address sends that page of the I/O to
+ * the decoy and the kernel address (no bus address) sends it nowhere, or
+ * to an IOMMU fault: the data of the I/O during the attack is not judged.
+ * It goes on, sweep after sweep, until a sweep is done, some write landed
+ * while the pool had blocks out and the driver allocated during the
+ * attack. Each transfer runs under the pool's lock
+ * (dg_pool_for_each_chunk()), so no chunk is freed under the device. The
+ * verdict: no allocation outside the pool's chunks, no duplicate, never
+ * the decoy, no free of a block the pool did not hand out.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/dmapool.h>
+#include <linux/ftrace.h>
+#include <linux/hashtable.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -42,7 +71,15 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/version.h>
+#include <linux/vmalloc.h>
 #include "dg_test_kpool.h"
+
+DMAGUARD_IMPORT_NS();
+DG_TEST_IMPORT_INTERNAL();
+
+static bool watch;
+module_param(watch, bool, 0444);
+MODULE_PARM_DESC(watch, "Also note dmaguard's pools and watch every block the noted pools hand out");
 
 #define DGDA_POOLS	16
 #define DGDA_HELD	(PAGE_SIZE / 16 + 1)
@@ -52,6 +89,12 @@
 
 /* The kernel's pool before 6.4 keeps offsets in a page, after it pointers. */
 #define DGDA_OFFSET_LIST (LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0))
+
+/* Blocks out at once, over every watched pool. */
+#define DGDA_LIVE_MAX	4096
+/* An edu transfer lasts 100 ms of the VM's time: 50 times that, polled. */
+#define DGDA_EDU_POLLS	50000
+#define DGDA_EDU_POLL_US 100
 
 /**
  * struct dgda_pool - a pool created while this module is loaded
@@ -64,9 +107,17 @@
  * @nr_held: ... and how many
  * @y: the held block that the forged link points at (NULL: not forged)
  * @y_dma: its DMA address
+ * @dmaguard: a dmaguard pool (else the kernel's)
+ * @allocs: watched allocations ...
+ * @out: ... the blocks out now ...
+ * @dup: ... allocations of a block that was out ...
+ * @outside: ... of a block outside the pool's chunks (dmaguard's) ...
+ * @decoy: ... of the scribble's decoy page ...
+ * @unknown_free: ... and frees of a block the watch did not see handed out
+ * @reported: the first duplicate was reported
  */
 struct dgda_pool {
-	struct dma_pool *pool;
+	void *pool;
 	struct device *dev;
 	size_t size;
 	char name[32];
@@ -75,11 +126,35 @@ struct dgda_pool {
 	unsigned int nr_held;
 	void *y;
 	dma_addr_t y_dma;
+	bool dmaguard;
+	unsigned long allocs, out, dup, outside, decoy, unknown_free;
+	bool reported;
+};
+
+/**
+ * struct dgda_block - a block out of a watched pool
+ * @node: in dgda_live, by address
+ * @vaddr: the block
+ * @e: its pool
+ */
+struct dgda_block {
+	struct hlist_node node;
+	unsigned long vaddr;
+	struct dgda_pool *e;
 };
 
 /* The probes' handlers add and remove pools under the spinlock. */
 static DEFINE_SPINLOCK(dgda_lock);
 static struct dgda_pool dgda_pools[DGDA_POOLS];
+/* The watch's blocks, under dgda_lock; a static store: no allocation in a probe. */
+static DEFINE_HASHTABLE(dgda_live, 10);
+static struct dgda_block dgda_blocks[DGDA_LIVE_MAX];
+static HLIST_HEAD(dgda_spare);
+static unsigned long dgda_overflow;
+/* The scribble's decoy page (mapped for dgda_decoy_dev, until unload). */
+static struct page *dgda_decoy;
+static struct device *dgda_decoy_dev;
+static dma_addr_t dgda_decoy_dma;
 /* One command at a time. */
 static DEFINE_MUTEX(dgda_cmd_lock);
 static struct dentry *dgda_dir;
@@ -110,27 +185,38 @@ static int dgda_create_entry(struct kretprobe_instance *ri,
 	return 0;
 }
 
-static int dgda_create_return(struct kretprobe_instance *ri,
-			      struct pt_regs *regs)
+static void dgda_note(struct dgda_create_args *a, void *pool, bool dmaguard)
 {
-	struct dgda_create_args *a = (void *)ri->data;
-	struct dma_pool *pool = (void *)regs_return_value(regs);
 	unsigned long flags;
 	unsigned int i;
 
 	if (!pool)
-		return 0;
+		return;
 	spin_lock_irqsave(&dgda_lock, flags);
 	for (i = 0; i < DGDA_POOLS; i++) {
 		if (!dgda_pools[i].pool) {
 			dgda_pools[i] = (struct dgda_pool){
 				.pool = pool, .dev = a->dev, .size = a->size,
+				.dmaguard = dmaguard,
 			};
 			memcpy(dgda_pools[i].name, a->name, sizeof(a->name));
 			break;
 		}
 	}
 	spin_unlock_irqrestore(&dgda_lock, flags);
+}
+
+static int dgda_create_return(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	dgda_note((void *)ri->data, (void *)regs_return_value(regs), false);
+	return 0;
+}
+
+static int dgda_dg_create_return(struct kretprobe_instance *ri,
+				 struct pt_regs *regs)
+{
+	dgda_note((void *)ri->data, (void *)regs_return_value(regs), true);
 	return 0;
 }
 
@@ -142,16 +228,56 @@ static struct kretprobe dgda_create_probe = {
 	.maxactive = 8,
 };
 
-static int dgda_destroy_pre(struct kprobe *p, struct pt_regs *regs)
+static struct kretprobe dgda_dg_create_probe = {
+	.kp.symbol_name = "dmaguard_pool_create",
+	.entry_handler = dgda_create_entry,
+	.handler = dgda_dg_create_return,
+	.data_size = sizeof(struct dgda_create_args),
+	.maxactive = 8,
+};
+
+/* The noted pool @pool, under dgda_lock. */
+static struct dgda_pool *dgda_pool_of(const void *pool)
 {
-	struct dma_pool *pool = (void *)regs_get_kernel_argument(regs, 0);
-	unsigned long flags;
 	unsigned int i;
 
+	for (i = 0; pool && i < DGDA_POOLS; i++)
+		if (dgda_pools[i].pool == pool)
+			return &dgda_pools[i];
+	return NULL;
+}
+
+static struct dgda_block *dgda_block_of(unsigned long vaddr)
+{
+	struct dgda_block *b;
+
+	hash_for_each_possible(dgda_live, b, node, vaddr)
+		if (b->vaddr == vaddr)
+			return b;
+	return NULL;
+}
+
+static int dgda_destroy_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	void *pool = (void *)regs_get_kernel_argument(regs, 0);
+	struct dgda_block *b;
+	struct hlist_node *t;
+	struct dgda_pool *e;
+	unsigned long flags;
+	unsigned int bkt;
+
 	spin_lock_irqsave(&dgda_lock, flags);
-	for (i = 0; i < DGDA_POOLS; i++)
-		if (pool && dgda_pools[i].pool == pool)
-			dgda_pools[i].pool = NULL;
+	e = dgda_pool_of(pool);
+	if (e) {
+		/* What the pool still has out (an abandoned y) goes too. */
+		hash_for_each_safe(dgda_live, bkt, t, b, node) {
+			if (b->e == e) {
+				hash_del(&b->node);
+				hlist_add_head(&b->node, &dgda_spare);
+			}
+		}
+		e->pool = NULL;
+	}
 	spin_unlock_irqrestore(&dgda_lock, flags);
 	return 0;
 }
@@ -160,6 +286,245 @@ static struct kprobe dgda_destroy_probe = {
 	.symbol_name = "dma_pool_destroy",
 	.pre_handler = dgda_destroy_pre,
 };
+
+static struct kprobe dgda_dg_destroy_probe = {
+	.symbol_name = "dmaguard_pool_destroy",
+	.pre_handler = dgda_destroy_pre,
+};
+
+/**
+ * struct dgda_alloc_args - an allocation's arguments, for its return
+ * @pool: the pool
+ * @handle: where the DMA address goes
+ */
+struct dgda_alloc_args {
+	void *pool;
+	dma_addr_t *handle;
+};
+
+static int dgda_alloc_entry(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	struct dgda_alloc_args *a = (void *)ri->data;
+	unsigned long flags;
+	bool noted;
+
+	a->pool = (void *)regs_get_kernel_argument(regs, 0);
+	a->handle = (dma_addr_t *)regs_get_kernel_argument(regs, 2);
+	spin_lock_irqsave(&dgda_lock, flags);
+	noted = dgda_pool_of(a->pool);
+	spin_unlock_irqrestore(&dgda_lock, flags);
+	return noted ? 0 : 1;
+}
+
+/**
+ * struct dgda_inside - is a block in one of its pool's chunks?
+ * @vaddr: the block
+ * @dma: its DMA address
+ * @found: it is, at the chunk's DMA address for its offset
+ */
+struct dgda_inside {
+	unsigned long vaddr;
+	dma_addr_t dma;
+	bool found;
+};
+
+static void dgda_inside_fn(void *arg, void __dma *mem, size_t len,
+			   dma_addr_t dma)
+{
+	struct dgda_inside *in = arg;
+	unsigned long m = (unsigned long)(void __force *)mem;
+
+	if (in->vaddr >= m && in->vaddr - m < len &&
+	    in->dma == dma + (in->vaddr - m))
+		in->found = true;
+}
+
+/*
+ * An allocation returns: judge the block before the caller gets it. The
+ * chunk walk takes the pool's lock; dgda_lock is taken after it is
+ * dropped, never inside it.
+ */
+static int dgda_alloc_return(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	struct dgda_alloc_args *a = (void *)ri->data;
+	struct dgda_inside in = {
+		.vaddr = regs_return_value(regs),
+	};
+	struct dgda_pool *e;
+	struct dgda_block *b;
+	unsigned long flags;
+	bool dmaguard;
+
+	if (!in.vaddr)
+		return 0;
+	in.dma = a->handle ? *a->handle : 0;
+	/*
+	 * Interrupts stay off for the whole handler: a probe hit in an
+	 * interrupt while this one runs (a free from an I/O completion) is
+	 * "missed" by kprobes, and a missed free would read as a duplicate.
+	 */
+	local_irq_save(flags);
+	spin_lock(&dgda_lock);
+	e = dgda_pool_of(a->pool);
+	dmaguard = e && e->dmaguard;
+	spin_unlock(&dgda_lock);
+	if (!e)
+		goto out_irq;
+	if (dmaguard)
+		dg_pool_for_each_chunk(a->pool, dgda_inside_fn, &in);
+
+	spin_lock(&dgda_lock);
+	e = dgda_pool_of(a->pool);
+	if (!e)
+		goto out;
+	e->allocs++;
+	if (dmaguard && !in.found)
+		e->outside++;
+	if (dgda_decoy && in.vaddr == (unsigned long)page_address(dgda_decoy))
+		e->decoy++;
+	if (dgda_block_of(in.vaddr)) {
+		e->dup++;
+		if (!e->reported) {
+			e->reported = true;
+			pr_info("# %s %s: handed out %p while it was out\n",
+				dev_name(e->dev), e->name, (void *)in.vaddr);
+		}
+		goto out;
+	}
+	b = hlist_entry_safe(dgda_spare.first, struct dgda_block, node);
+	if (!b) {
+		dgda_overflow++;
+		goto out;
+	}
+	hlist_del(&b->node);
+	b->vaddr = in.vaddr;
+	b->e = e;
+	hash_add(dgda_live, &b->node, b->vaddr);
+	e->out++;
+out:
+	spin_unlock(&dgda_lock);
+out_irq:
+	local_irq_restore(flags);
+	return 0;
+}
+
+/* The watch needs ftrace with registers (not on the rt kernel's config). */
+#define DGDA_CAN_WATCH	IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
+
+#if DGDA_CAN_WATCH
+/*
+ * A free, watched by an ftrace callback rather than a kprobe: kprobes
+ * count a probe hit while another of theirs runs on the CPU as "missed"
+ * (a free from an I/O completion interrupting an allocation's probe),
+ * where ftrace's recursion guard lets an interrupt's callback run.
+ */
+static void dgda_free_fn(unsigned long ip, unsigned long parent_ip,
+			 struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct dgda_block *b;
+	struct dgda_pool *e;
+	unsigned long flags, vaddr;
+	void *pool;
+
+	if (!regs)
+		return;
+	pool = (void *)regs_get_kernel_argument(regs, 0);
+	vaddr = regs_get_kernel_argument(regs, 1);
+	spin_lock_irqsave(&dgda_lock, flags);
+	e = dgda_pool_of(pool);
+	if (e && vaddr) {
+		b = dgda_block_of(vaddr);
+		if (b && b->e == e) {
+			hash_del(&b->node);
+			hlist_add_head(&b->node, &dgda_spare);
+			e->out--;
+		} else {
+			e->unknown_free++;
+		}
+	}
+	spin_unlock_irqrestore(&dgda_lock, flags);
+}
+
+static struct ftrace_ops dgda_free_ops = {
+	.func = dgda_free_fn,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
+};
+#endif
+
+static struct kretprobe dgda_alloc_probe = {
+	.kp.symbol_name = "dma_pool_alloc",
+	.entry_handler = dgda_alloc_entry,
+	.handler = dgda_alloc_return,
+	.data_size = sizeof(struct dgda_alloc_args),
+	.maxactive = 64,
+};
+
+static struct kretprobe dgda_dg_alloc_probe = {
+	.kp.symbol_name = "dmaguard_pool_alloc",
+	.entry_handler = dgda_alloc_entry,
+	.handler = dgda_alloc_return,
+	.data_size = sizeof(struct dgda_alloc_args),
+	.maxactive = 64,
+};
+
+static struct kretprobe *dgda_watch_rps[] = {
+	&dgda_dg_create_probe, &dgda_alloc_probe, &dgda_dg_alloc_probe,
+};
+
+static struct kprobe *dgda_watch_kps[] = {
+	&dgda_dg_destroy_probe,
+};
+
+/* Allocations missed by their probes (a probe hit inside another's). */
+static unsigned long dgda_missed(void)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(dgda_watch_rps); i++)
+		n += dgda_watch_rps[i]->nmissed +
+		     dgda_watch_rps[i]->kp.nmissed;
+	return n;
+}
+
+#if DGDA_CAN_WATCH
+static int dgda_free_watch(void)
+{
+	static const char * const fns[] = {
+		"dma_pool_free", "dmaguard_pool_free",
+	};
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(fns); i++) {
+		ret = ftrace_set_filter(&dgda_free_ops, (unsigned char *)fns[i],
+					strlen(fns[i]), 0);
+		if (ret) {
+			ftrace_free_filter(&dgda_free_ops);
+			return ret;
+		}
+	}
+	return register_ftrace_function(&dgda_free_ops);
+}
+
+static void dgda_free_unwatch(void)
+{
+	unregister_ftrace_function(&dgda_free_ops);
+	ftrace_free_filter(&dgda_free_ops);
+}
+#else
+static int dgda_free_watch(void)
+{
+	return -EOPNOTSUPP;
+}
+
+static void dgda_free_unwatch(void)
+{
+}
+#endif
 
 static struct dgda_pool *dgda_find(const char *dev, const char *name)
 {
@@ -176,42 +541,143 @@ static struct dgda_pool *dgda_find(const char *dev, const char *name)
 	return e;
 }
 
-/* Whether the kernel's list can link @a to @b. */
-static bool dgda_linkable(const void *a, const void *b)
+/* Whether the pool's free list would hold offsets in a page (else pointers). */
+static bool dgda_offsets(const struct dgda_pool *e)
 {
-	return !DGDA_OFFSET_LIST || !(((unsigned long)a ^ (unsigned long)b) &
-				      PAGE_MASK);
+	return DGDA_OFFSET_LIST && !e->dmaguard;
+}
+
+/* Whether the kernel's list can link @a to @b. */
+static bool dgda_linkable(const struct dgda_pool *e, const void *a,
+			  const void *b)
+{
+	return !dgda_offsets(e) || !(((unsigned long)a ^ (unsigned long)b) &
+				     PAGE_MASK);
 }
 
 /* What the kernel's list stores to point at @y. */
-static u64 dgda_link(const void *y)
+static u64 dgda_link(const struct dgda_pool *e, const void *y)
 {
-	if (DGDA_OFFSET_LIST)
+	if (dgda_offsets(e))
 		return offset_in_page(y);
 	return (u64)(unsigned long)y;
+}
+
+static void *dgda_alloc(struct dgda_pool *e, dma_addr_t *dma)
+{
+	if (e->dmaguard)
+		return dmaguard_pool_alloc(e->pool, GFP_KERNEL, dma);
+	return dma_pool_alloc(e->pool, GFP_KERNEL, dma);
+}
+
+static void dgda_free(struct dgda_pool *e, void *v, dma_addr_t dma)
+{
+	if (e->dmaguard)
+		dmaguard_pool_free(e->pool, v, dma);
+	else
+		dma_pool_free(e->pool, v, dma);
 }
 
 static void dgda_release(struct dgda_pool *e)
 {
 	while (e->nr_held) {
 		e->nr_held--;
-		dma_pool_free(e->pool, e->held[e->nr_held],
-			      e->held_dma[e->nr_held]);
+		dgda_free(e, e->held[e->nr_held], e->held_dma[e->nr_held]);
 	}
 }
 
-static int dgda_forge(struct dgda_pool *e)
+/**
+ * struct dgda_edu - QEMU's edu device as the attacker
+ * @td: the device (dg_test_dev_get())
+ * @mmio: its registers
+ * @stage: what it will write, staged in a buffer of its own ...
+ * @stage_dma: ... at this DMA address
+ * @transfers: transfers done
+ */
+struct dgda_edu {
+	struct dg_test_dev td;
+	void __iomem *mmio;
+	void *stage;
+	dma_addr_t stage_dma;
+	unsigned long transfers;
+};
+
+static int dgda_edu_open(struct dgda_edu *d)
+{
+	int ret = dg_test_dev_get(&d->td, KBUILD_MODNAME);
+
+	if (ret)
+		return ret;
+	ret = -ENODEV;
+	if (!d->td.edu)
+		goto fail_put;
+	d->mmio = dg_edu_map(d->td.edu);
+	if (!d->mmio)
+		goto fail_put;
+	d->stage = dma_alloc_coherent(d->td.dev, PAGE_SIZE, &d->stage_dma,
+				      GFP_KERNEL);
+	if (d->stage)
+		return 0;
+	ret = -ENOMEM;
+	pci_iounmap(d->td.edu, d->mmio);
+fail_put:
+	dg_test_dev_put(&d->td);
+	return ret;
+}
+
+static void dgda_edu_close(struct dgda_edu *d)
+{
+	dma_free_coherent(d->td.dev, PAGE_SIZE, d->stage, d->stage_dma);
+	pci_iounmap(d->td.edu, d->mmio);
+	dg_test_dev_put(&d->td);
+}
+
+/*
+ * Map @len bytes at @v, within one page, for the edu device to write: the
+ * reach the driver's own device has to its pool's memory, behind an IOMMU
+ * too.
+ */
+static dma_addr_t dgda_edu_map(struct dgda_edu *d, void *v, u32 len)
+{
+	struct page *page = is_vmalloc_addr(v) ? vmalloc_to_page(v) :
+						 virt_to_page(v);
+
+	return dma_map_page(d->td.dev, page, offset_in_page(v), len,
+			    DMA_FROM_DEVICE);
+}
+
+/* The device writes @len bytes of @src at @v (within one page); sleeps. */
+static int dgda_edu_write(struct dgda_edu *d, void *v, const void *src,
+			  u32 len)
+{
+	dma_addr_t t;
+	int ret;
+
+	memcpy(d->stage, src, len);
+	ret = dg_edu_dma(d->mmio, false, d->stage_dma, len);
+	if (ret)
+		return ret;
+	t = dgda_edu_map(d, v, len);
+	if (dma_mapping_error(d->td.dev, t))
+		return -ENOMEM;
+	ret = dg_edu_dma(d->mmio, true, t, len);
+	dma_unmap_page(d->td.dev, t, len, DMA_FROM_DEVICE);
+	d->transfers += 2;
+	return ret;
+}
+
+/* "forge" (@d NULL: the CPU writes as the device would) or "edu-forge". */
+static int dgda_forge(struct dgda_pool *e, struct dgda_edu *d)
 {
 	unsigned int n = 0;
+	u64 hdr[2], link;
 	void *x, *y;
-	u64 *ylink;
-	u64 orig;
+	int ret = 0;
 
 	if (e->y)
 		return -EBUSY;
 	do {
-		e->held[n] = dma_pool_alloc(e->pool, GFP_KERNEL,
-					    &e->held_dma[n]);
+		e->held[n] = dgda_alloc(e, &e->held_dma[n]);
 		if (!e->held[n]) {
 			e->nr_held = n;
 			dgda_release(e);
@@ -219,9 +685,9 @@ static int dgda_forge(struct dgda_pool *e)
 		}
 		n++;
 	} while (n < DGDA_HELD &&
-		 (n < 2 || !dgda_linkable(e->held[n - 2], e->held[n - 1])));
+		 (n < 2 || !dgda_linkable(e, e->held[n - 2], e->held[n - 1])));
 	e->nr_held = n;
-	if (!dgda_linkable(e->held[n - 2], e->held[n - 1])) {
+	if (!dgda_linkable(e, e->held[n - 2], e->held[n - 1])) {
 		dgda_release(e);
 		return -EINVAL;	/* one block per page: nothing to link */
 	}
@@ -231,42 +697,60 @@ static int dgda_forge(struct dgda_pool *e)
 	e->y_dma = e->held_dma[n - 1];
 	e->nr_held = n - 1;
 	x = e->held[n - 2];
-	dma_pool_free(e->pool, x, e->held_dma[n - 2]);
+	dgda_free(e, x, e->held_dma[n - 2]);
 
 	/* The device's writes: y leads on to what followed x, x leads to y. */
 	memset(y + DGDA_HEADER, DGDA_CANARY, e->size - DGDA_HEADER);
-	orig = READ_ONCE(*(u64 *)x);
-	ylink = y;
-	WRITE_ONCE(ylink[0], orig);
-	if (!DGDA_OFFSET_LIST)
-		WRITE_ONCE(ylink[1], e->y_dma);
-	WRITE_ONCE(*(u64 *)x, dgda_link(y));
+	hdr[0] = READ_ONCE(*(u64 *)x);
+	hdr[1] = e->y_dma;
+	link = dgda_link(e, y);
+	if (d) {
+		ret = dgda_edu_write(d, y, hdr,
+				     dgda_offsets(e) ? 8 : sizeof(hdr));
+		if (!ret)
+			ret = dgda_edu_write(d, x, &link, sizeof(link));
+	} else {
+		WRITE_ONCE(((u64 *)y)[0], hdr[0]);
+		if (!dgda_offsets(e))
+			WRITE_ONCE(((u64 *)y)[1], hdr[1]);
+		WRITE_ONCE(*(u64 *)x, link);
+	}
 
 	/* The driver's next block in flight: the list goes on at y. */
-	e->held[n - 2] = dma_pool_alloc(e->pool, GFP_KERNEL,
-					&e->held_dma[n - 2]);
+	e->held[n - 2] = dgda_alloc(e, &e->held_dma[n - 2]);
 	if (!e->held[n - 2])
 		e->nr_held = n - 2;
-	pr_info("# %s %s: forged a link to a held block (%s list), after taking %u blocks\n",
-		dev_name(e->dev), e->name,
-		DGDA_OFFSET_LIST ? "offset" : "pointer", n);
+	if (ret) {
+		pr_info("# %s %s: the device's writes failed: %d\n",
+			dev_name(e->dev), e->name, ret);
+		return ret;	/* y stays held: "check" tells what happened */
+	}
+	pr_info("# %s %s: %s forged a link to a held block (%s list), after taking %u blocks\n",
+		dev_name(e->dev), e->name, d ? "the edu device" : "the CPU",
+		dgda_offsets(e) ? "offset" : "pointer", n);
 	return 0;
 }
 
 static int dgda_check(struct dgda_pool *e)
 {
 	bool written, whole = false;
+	unsigned long dup;
 
 	if (!e->y)
 		return -EINVAL;
 	written = memchr_inv(e->y + DGDA_HEADER, DGDA_CANARY,
 			     e->size - DGDA_HEADER);
-	if (!written)
+	if (!written && e->dmaguard)
+		whole = true;	/* the watch judged every block it handed out */
+	else if (!written)
 		whole = dg_test_kpool_whole(e->pool, e->dev, e->size, e->y,
 					    e->size, e->name);
-	pr_info("driver-attack dev=%s pool=\"%s\" held_block_written=%s pool_whole=%s\n",
+	spin_lock_irq(&dgda_lock);
+	dup = e->dup;
+	spin_unlock_irq(&dgda_lock);
+	pr_info("driver-attack dev=%s pool=\"%s\" held_block_written=%s pool_whole=%s duplicates_seen=%lu%s\n",
 		dev_name(e->dev), e->name, written ? "yes" : "no",
-		whole ? "yes" : "no");
+		whole ? "yes" : "no", dup, watch ? "" : " (not watched)");
 	if (written || !whole) {
 		/* A block handed out twice is never freed into the pool. */
 		pr_info("# %s %s: held block %p abandoned\n",
@@ -274,7 +758,7 @@ static int dgda_check(struct dgda_pool *e)
 		if (written)
 			dgda_release(e);
 	} else {
-		dma_pool_free(e->pool, e->y, e->y_dma);
+		dgda_free(e, e->y, e->y_dma);
 		dgda_release(e);
 	}
 	e->y = NULL;
@@ -282,10 +766,176 @@ static int dgda_check(struct dgda_pool *e)
 	return 0;
 }
 
+/**
+ * struct dgda_hit - one transfer of the scribble, into one chunk
+ * @d: the device
+ * @e: the pool
+ * @idx: the chunk, by its place in the pool's walk ...
+ * @n: ... counted here
+ * @off: the offset in it
+ * @len: the chunk's length (found: it exists)
+ * @found: the walk reached chunk @idx
+ * @xfer: bytes written (0: @off is past the chunk)
+ * @ret: an error of the device
+ * @landed: transfers landed ...
+ * @landed_out: ... of which while the pool had blocks out ...
+ * @unseen: ... and after which no word written reads back as written
+ */
+struct dgda_hit {
+	struct dgda_edu *d;
+	struct dgda_pool *e;
+	unsigned int idx, n;
+	size_t off, len;
+	bool found;
+	u32 xfer;
+	int ret;
+	unsigned long landed, landed_out, unseen;
+};
+
+/*
+ * Under the pool's lock, interrupts off: the chunk cannot be freed while
+ * the device writes it, so the transfer is waited for here, polled.
+ */
+static void dgda_hit_fn(void *arg, void __dma *mem, size_t len,
+			dma_addr_t dma)
+{
+	struct dgda_hit *h = arg;
+	void *p = (void __force *)mem + h->off;
+	dma_addr_t t;
+	unsigned int i;
+
+	if (h->n++ != h->idx)
+		return;
+	h->found = true;
+	h->len = len;
+	if (h->off >= len)
+		return;
+	h->xfer = min_t(size_t, min_t(size_t, len - h->off, DG_EDU_XFER),
+			PAGE_SIZE - offset_in_page(p));
+	t = dgda_edu_map(h->d, p, h->xfer);
+	if (dma_mapping_error(h->d->td.dev, t)) {
+		h->ret = -ENOMEM;
+		return;
+	}
+	dg_edu_dma_start(h->d->mmio, true, t, h->xfer);
+	for (i = 0; dg_edu_dma_busy(h->d->mmio); i++) {
+		if (i == DGDA_EDU_POLLS) {
+			h->ret = -ETIMEDOUT;
+			break;
+		}
+		udelay(DGDA_EDU_POLL_US);
+	}
+	dma_unmap_page(h->d->td.dev, t, h->xfer, DMA_FROM_DEVICE);
+	if (h->ret)
+		return;
+	h->d->transfers++;
+	h->landed++;
+	/* The driver may rewrite its blocks at once, but not all of them. */
+	for (i = 0; i < h->xfer / sizeof(u64); i++)
+		if (READ_ONCE(((u64 *)p)[i]) == dgda_decoy_dma && i & 1)
+			break;
+	if (i == h->xfer / sizeof(u64))
+		h->unseen++;
+	/* Written under dgda_lock, which is never taken inside a pool's. */
+	if (data_race(h->e->out))
+		h->landed_out++;
+}
+
+static unsigned long dgda_allocs(struct dgda_pool *e)
+{
+	unsigned long n;
+
+	spin_lock_irq(&dgda_lock);
+	n = e->allocs;
+	spin_unlock_irq(&dgda_lock);
+	return n;
+}
+
+static int dgda_decoy_map(struct device *dev)
+{
+	if (dgda_decoy)
+		return dgda_decoy_dev == dev ? 0 : -EBUSY;
+	dgda_decoy = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!dgda_decoy)
+		return -ENOMEM;
+	dgda_decoy_dma = dma_map_page(dev, dgda_decoy, 0, PAGE_SIZE,
+				      DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dev, dgda_decoy_dma)) {
+		__free_page(dgda_decoy);
+		dgda_decoy = NULL;
+		return -ENOMEM;
+	}
+	dgda_decoy_dev = get_device(dev);
+	return 0;
+}
+
+static int dgda_scribble(struct dgda_pool *e)
+{
+	struct dgda_hit h = { .e = e };
+	unsigned long allocs0, sweeps = 0;
+	struct dgda_edu d = {};
+	unsigned int i;
+	u64 *w;
+	int ret;
+
+	if (!e->dmaguard || !watch)
+		return -EINVAL;
+	ret = dgda_decoy_map(e->dev);
+	if (ret)
+		return ret;
+	ret = dgda_edu_open(&d);
+	if (ret)
+		return ret;
+	h.d = &d;
+	w = d.stage;
+	for (i = 0; i < DG_EDU_XFER / sizeof(*w); i++)
+		w[i] = i & 1 ? dgda_decoy_dma :
+			       (u64)(unsigned long)page_address(dgda_decoy);
+	ret = dg_edu_dma(d.mmio, false, d.stage_dma, DG_EDU_XFER);
+	allocs0 = dgda_allocs(e);
+	/*
+	 * Sweep until the device has written every chunk, some write landed
+	 * while blocks were out, and the driver allocated meanwhile: what
+	 * the verdict needs, however the I/O is scheduled (the spec's
+	 * timeout is the backstop).
+	 */
+	while (!ret) {
+		for (h.idx = 0; !ret; h.idx++) {
+			for (h.off = 0; ; h.off += h.xfer) {
+				h.n = 0;
+				h.found = false;
+				h.xfer = 0;
+				dg_pool_for_each_chunk(dg_test_core(e->pool),
+						       dgda_hit_fn, &h);
+				ret = h.ret;
+				cond_resched();
+				if (ret || !h.xfer)
+					break;
+			}
+			if (!h.found)
+				break;
+		}
+		sweeps++;
+		if (h.idx && h.landed_out && dgda_allocs(e) != allocs0)
+			break;
+	}
+	spin_lock_irq(&dgda_lock);
+	pr_info("driver-attack dev=%s pool=\"%s\" device=edu sweeps=%lu transfers=%lu landed_while_blocks_out=%lu not_seen_landed=%lu allocs_during=%lu outside_chunk=%lu duplicate=%lu decoy=%lu unknown_free=%lu missed=%lu overflow=%lu error=%d\n",
+		dev_name(e->dev), e->name, sweeps, d.transfers, h.landed_out, h.unseen,
+		e->allocs - allocs0, e->outside, e->dup, e->decoy,
+		e->unknown_free,
+		dgda_missed(),
+		dgda_overflow, ret);
+	spin_unlock_irq(&dgda_lock);
+	dgda_edu_close(&d);
+	return ret;
+}
+
 static ssize_t dgda_attack_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *ppos)
 {
 	char buf[96], *s = buf, *cmd, *dev;
+	struct dgda_edu d = {};
 	struct dgda_pool *e;
 	int ret;
 
@@ -302,14 +952,23 @@ static ssize_t dgda_attack_write(struct file *file, const char __user *ubuf,
 
 	mutex_lock(&dgda_cmd_lock);
 	e = dgda_find(dev, s);
-	if (!e)
+	if (!e) {
 		ret = -ENOENT;
-	else if (!strcmp(cmd, "forge"))
-		ret = dgda_forge(e);
-	else if (!strcmp(cmd, "check"))
+	} else if (!strcmp(cmd, "forge")) {
+		ret = dgda_forge(e, NULL);
+	} else if (!strcmp(cmd, "edu-forge")) {
+		ret = dgda_edu_open(&d);
+		if (!ret) {
+			ret = dgda_forge(e, &d);
+			dgda_edu_close(&d);
+		}
+	} else if (!strcmp(cmd, "check")) {
 		ret = dgda_check(e);
-	else
+	} else if (!strcmp(cmd, "scribble")) {
+		ret = dgda_scribble(e);
+	} else {
 		ret = -EINVAL;
+	}
 	mutex_unlock(&dgda_cmd_lock);
 	return ret ? ret : len;
 }
@@ -321,26 +980,62 @@ static const struct file_operations dgda_attack_fops = {
 
 static int __init dgda_init(void)
 {
+	unsigned int i;
 	int ret;
 
+	for (i = 0; i < DGDA_LIVE_MAX; i++)
+		hlist_add_head(&dgda_blocks[i].node, &dgda_spare);
 	ret = register_kretprobe(&dgda_create_probe);
 	if (ret)
 		return ret;
 	ret = register_kprobe(&dgda_destroy_probe);
-	if (ret) {
-		unregister_kretprobe(&dgda_create_probe);
-		return ret;
+	if (ret)
+		goto fail_create;
+	if (watch) {
+		ret = register_kretprobes(dgda_watch_rps,
+					  ARRAY_SIZE(dgda_watch_rps));
+		if (ret)
+			goto fail_destroy;
+		ret = register_kprobes(dgda_watch_kps,
+				       ARRAY_SIZE(dgda_watch_kps));
+		if (ret)
+			goto fail_watch;
+		ret = dgda_free_watch();
+		if (ret)
+			goto fail_kps;
 	}
 	dgda_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("attack", 0200, dgda_dir, NULL, &dgda_attack_fops);
 	return 0;
+
+fail_kps:
+	unregister_kprobes(dgda_watch_kps, ARRAY_SIZE(dgda_watch_kps));
+fail_watch:
+	unregister_kretprobes(dgda_watch_rps, ARRAY_SIZE(dgda_watch_rps));
+fail_destroy:
+	unregister_kprobe(&dgda_destroy_probe);
+fail_create:
+	unregister_kretprobe(&dgda_create_probe);
+	return ret;
 }
 
 static void __exit dgda_exit(void)
 {
 	debugfs_remove_recursive(dgda_dir);
+	if (watch) {
+		dgda_free_unwatch();
+		unregister_kprobes(dgda_watch_kps, ARRAY_SIZE(dgda_watch_kps));
+		unregister_kretprobes(dgda_watch_rps,
+				      ARRAY_SIZE(dgda_watch_rps));
+	}
 	unregister_kprobe(&dgda_destroy_probe);
 	unregister_kretprobe(&dgda_create_probe);
+	if (dgda_decoy) {
+		dma_unmap_page(dgda_decoy_dev, dgda_decoy_dma, PAGE_SIZE,
+			       DMA_BIDIRECTIONAL);
+		put_device(dgda_decoy_dev);
+		__free_page(dgda_decoy);
+	}
 }
 
 module_init(dgda_init);

@@ -29,11 +29,21 @@
 #                                  "pools" files match POOLRE
 #   blk-io.sh pools POOLRE N       exactly N pools match POOLRE and none has
 #                                  a bad free
-#   blk-io.sh attack DEV POOL      with dmaguard_driver_attack.ko loaded
-#                                  before the driver: forge a link in the
-#                                  pool POOL of DEV's device, write and read
-#                                  back 1 MiB (O_DIRECT, 64 KiB requests),
-#                                  check; print the module's verdict
+#   blk-io.sh attack DEV POOL [edu]  with dmaguard_driver_attack.ko
+#                                  loaded before the driver: forge a link
+#                                  in the pool POOL of DEV's device (the
+#                                  CPU's writes, or with "edu" QEMU's edu
+#                                  device's), write and read back 1 MiB
+#                                  (O_DIRECT, 64 KiB requests), check;
+#                                  print the module's verdict
+#   blk-io.sh scribble DEV POOL WRITERS  with dmaguard_driver_attack.ko
+#                                  watch=1 loaded before the converted
+#                                  driver: while WRITERS loops of O_DIRECT
+#                                  64 KiB writes keep DEV busy (their data
+#                                  is not judged: the device's writes may
+#                                  land in their PRP lists), the edu device
+#                                  scribbles over every chunk of POOL; print
+#                                  the module's verdict
 #   blk-io.sh time DEV MIB PASSES  seconds to write MIB MiB of random
 #                                  bytes (4 O_DIRECT writers, 128 KiB
 #                                  requests) and read them back, PASSES
@@ -127,10 +137,32 @@ attack)
 	dev=$2 pool=$3 ctl=/sys/kernel/debug/dmaguard_driver_attack/attack
 	pci=$(readlink -f "/sys/block/${dev#/dev/}/device/device")
 	pci=${pci##*/}
-	echo "forge $pci $pool" > "$ctl" || die "forge $pci $pool failed"
+	forge=forge
+	[ "${4:-}" != edu ] || forge=edu-forge
+	echo "$forge $pci $pool" > "$ctl" || die "$forge $pci $pool failed"
 	"$0" integrity "$dev" direct 1 0 64 || die "I/O after the forge failed"
 	echo "check $pci $pool" > "$ctl" || die "check $pci $pool failed"
 	dmesg | grep "driver-attack dev=$pci pool=\"$pool\"" | tail -n 1 ;;
+scribble)
+	dev=$2 pool=$3 n=$4 ctl=/sys/kernel/debug/dmaguard_driver_attack/attack
+	pci=$(readlink -f "/sys/block/${dev#/dev/}/device/device")
+	pci=${pci##*/}
+	blocks=$(($(blockdev --getsize64 "$dev") >> 16))
+	rm -f /tmp/scribble.stop
+	for i in $(seq "$n"); do
+		while [ ! -e /tmp/scribble.stop ]; do
+			dd if=/dev/urandom of="$dev" bs=64k count=8 \
+				seek=$(((i * 8) % blocks)) oflag=direct \
+				status=none || true
+		done &
+	done
+	r=0
+	echo "scribble $pci $pool" > "$ctl" || r=$?
+	touch /tmp/scribble.stop
+	wait
+	[ "$r" = 0 ] || die "scribble $pci $pool failed"
+	dmesg | grep "driver-attack dev=$pci pool=\"$pool\" device=edu" |
+		tail -n 1 ;;
 time)
 	dev=$2 mib=$3 passes=$4 q=$(($3 / 4))
 	head -c $((mib << 20)) /dev/urandom > /tmp/pat
