@@ -31,30 +31,34 @@
  * between forge and check keeps the blocks held here.
  *
  * With watch=1 (issue 36: a hostile device under a real driver), dmaguard's
- * pools (dmaguard_pool_create(), of a converted driver) are noted too, and
- * every block a noted pool hands out or takes back is watched (a kretprobe
- * on the alloc, a kprobe on the free): a block handed out while it is
- * still out is counted as a duplicate the moment the allocation returns,
- * before its caller can write through it. Then QEMU's edu device is the
- * attacker, the writes are the device's own DMA, and two more commands:
+ * pools (dmaguard_pool_create(), what the converted nvme calls) are noted
+ * too, and every block a noted pool hands out or takes back is watched: a
+ * kretprobe on the alloc, an ftrace callback on the free. A block handed
+ * out while it is still out, outside a dmaguard pool's chunks, or the
+ * decoy page below, is counted the moment the allocation returns and
+ * refused (the allocation returns NULL, the driver retries), so nothing
+ * writes through it. QEMU's edu device is then the attacker, the writes
+ * are its DMA, into the pool's memory mapped for it (the reach the
+ * driver's own device has), and two more commands:
  *
- * "edu-forge DEV NAME": "forge", the two links written by the edu device.
+ * "edu-forge DEV NAME": "forge", the link written by the edu device, to
+ * y where the list holds offsets in a page, else to the decoy page (a
+ * forged free block whose own link ends the list).
  *
  * "scribble DEV NAME", for a dmaguard pool while its driver has I/O in
- * flight: the edu device overwrites every chunk of the pool, free and
- * used blocks alike, 2 KiB at a time, with forged free blocks as the
- * kernel's pool (6.4 on) lays them out: every 16 bytes the kernel address
- * of a decoy page, then its DMA address (mapped for the driver's device).
- * An allocator that followed a link in a block would hand out the decoy.
- * In a PRP list in flight, the DMA address sends that page of the I/O to
- * the decoy and the kernel address (no bus address) sends it nowhere, or
- * to an IOMMU fault: the data of the I/O during the attack is not judged.
- * It goes on, sweep after sweep, until a sweep is done, some write landed
- * while the pool had blocks out and the driver allocated during the
- * attack. Each transfer runs under the pool's lock
- * (dg_pool_for_each_chunk()), so no chunk is freed under the device. The
- * verdict: no allocation outside the pool's chunks, no duplicate, never
- * the decoy, no free of a block the pool did not hand out.
+ * flight: the edu device writes forged free blocks as the kernel's pool
+ * (6.4 on) lays them out, every 16 bytes the decoy's kernel address then
+ * its DMA address (mapped for the driver's device), over the pool's
+ * chunks, free and used blocks alike, 2 KiB at a time. Each transfer runs
+ * under the pool's lock (dg_pool_for_each_chunk()), so no chunk is freed
+ * under the device. Sweep after sweep, until one sweep has written every
+ * chunk the pool has, some write landed while blocks were out, and the
+ * driver was handed a block that was free when the device wrote it. In a
+ * PRP list in flight, a forged word sends that page of the I/O to the
+ * decoy or nowhere (QEMU reads a PRP list when the command is submitted,
+ * so in practice none is met): the data of the I/O during the attack is
+ * not judged. The verdict: nothing refused, no free of a block the pool
+ * did not hand out, no probe hit missed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -113,7 +117,9 @@ MODULE_PARM_DESC(watch, "Also note dmaguard's pools and watch every block the no
  * @dup: ... allocations of a block that was out ...
  * @outside: ... of a block outside the pool's chunks (dmaguard's) ...
  * @decoy: ... of the scribble's decoy page ...
- * @unknown_free: ... and frees of a block the watch did not see handed out
+ * @unknown_free: ... frees of a block the watch did not see handed out ...
+ * @forged_reused: ... and allocations of a block that was free when the
+ *	scribble's device wrote it
  * @reported: the first duplicate was reported
  */
 struct dgda_pool {
@@ -128,6 +134,7 @@ struct dgda_pool {
 	dma_addr_t y_dma;
 	bool dmaguard;
 	unsigned long allocs, out, dup, outside, decoy, unknown_free;
+	unsigned long forged_reused;
 	bool reported;
 };
 
@@ -151,6 +158,10 @@ static DEFINE_HASHTABLE(dgda_live, 10);
 static struct dgda_block dgda_blocks[DGDA_LIVE_MAX];
 static HLIST_HEAD(dgda_spare);
 static unsigned long dgda_overflow;
+/* The free blocks the scribble's device wrote, not handed out since. */
+#define DGDA_FORGED_MAX	1024
+static unsigned long dgda_forged[DGDA_FORGED_MAX];
+static unsigned int dgda_nr_forged;
 /* The scribble's decoy page (mapped for dgda_decoy_dev, until unload). */
 static struct page *dgda_decoy;
 static struct device *dgda_decoy_dev;
@@ -340,10 +351,27 @@ static void dgda_inside_fn(void *arg, void __dma *mem, size_t len,
 		in->found = true;
 }
 
+/* Take @vaddr out of the scribble's forged free blocks; under dgda_lock. */
+static bool dgda_forged_take(unsigned long vaddr)
+{
+	unsigned int i;
+
+	for (i = 0; i < dgda_nr_forged; i++) {
+		if (dgda_forged[i] == vaddr) {
+			dgda_forged[i] = dgda_forged[--dgda_nr_forged];
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
- * An allocation returns: judge the block before the caller gets it. The
- * chunk walk takes the pool's lock; dgda_lock is taken after it is
- * dropped, never inside it.
+ * An allocation returns: judge the block before the caller gets it. A
+ * block handed out twice, outside the pool's chunks or the decoy is
+ * counted and refused: the allocation returns NULL (the driver retries),
+ * so nothing the caller does writes through it. The chunk walk takes the
+ * pool's lock (so an allocation waits for a scribble's transfer in
+ * flight); dgda_lock is taken after it is dropped, never inside it.
  */
 static int dgda_alloc_return(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
@@ -352,18 +380,18 @@ static int dgda_alloc_return(struct kretprobe_instance *ri,
 	struct dgda_inside in = {
 		.vaddr = regs_return_value(regs),
 	};
+	struct page *decoy = READ_ONCE(dgda_decoy);
+	bool dmaguard, refuse = false;
 	struct dgda_pool *e;
 	struct dgda_block *b;
 	unsigned long flags;
-	bool dmaguard;
 
 	if (!in.vaddr)
 		return 0;
 	in.dma = a->handle ? *a->handle : 0;
 	/*
-	 * Interrupts stay off for the whole handler: a probe hit in an
-	 * interrupt while this one runs (a free from an I/O completion) is
-	 * "missed" by kprobes, and a missed free would read as a duplicate.
+	 * An allocation from an interrupt while this runs would be a missed
+	 * probe hit (counted: the verdict fails), so interrupts stay off.
 	 */
 	local_irq_save(flags);
 	spin_lock(&dgda_lock);
@@ -380,19 +408,28 @@ static int dgda_alloc_return(struct kretprobe_instance *ri,
 	if (!e)
 		goto out;
 	e->allocs++;
-	if (dmaguard && !in.found)
+	if (dmaguard && !in.found) {
 		e->outside++;
-	if (dgda_decoy && in.vaddr == (unsigned long)page_address(dgda_decoy))
+		refuse = true;
+	}
+	if (decoy && in.vaddr == (unsigned long)page_address(decoy)) {
 		e->decoy++;
+		refuse = true;
+	}
 	if (dgda_block_of(in.vaddr)) {
 		e->dup++;
+		refuse = true;
+	}
+	if (refuse) {
 		if (!e->reported) {
 			e->reported = true;
-			pr_info("# %s %s: handed out %p while it was out\n",
+			pr_info("# %s %s: refused %p, handed out while out, outside the pool or the decoy\n",
 				dev_name(e->dev), e->name, (void *)in.vaddr);
 		}
 		goto out;
 	}
+	if (dgda_forged_take(in.vaddr))
+		e->forged_reused++;
 	b = hlist_entry_safe(dgda_spare.first, struct dgda_block, node);
 	if (!b) {
 		dgda_overflow++;
@@ -405,6 +442,8 @@ static int dgda_alloc_return(struct kretprobe_instance *ri,
 	e->out++;
 out:
 	spin_unlock(&dgda_lock);
+	if (refuse)
+		regs_set_return_value(regs, 0);
 out_irq:
 	local_irq_restore(flags);
 	return 0;
@@ -478,7 +517,7 @@ static struct kprobe *dgda_watch_kps[] = {
 	&dgda_dg_destroy_probe,
 };
 
-/* Allocations missed by their probes (a probe hit inside another's). */
+/* Events missed by their probes (a probe hit inside another's). */
 static unsigned long dgda_missed(void)
 {
 	unsigned long n = 0;
@@ -487,7 +526,9 @@ static unsigned long dgda_missed(void)
 	for (i = 0; i < ARRAY_SIZE(dgda_watch_rps); i++)
 		n += dgda_watch_rps[i]->nmissed +
 		     dgda_watch_rps[i]->kp.nmissed;
-	return n;
+	for (i = 0; i < ARRAY_SIZE(dgda_watch_kps); i++)
+		n += dgda_watch_kps[i]->nmissed;
+	return n + dgda_destroy_probe.nmissed;
 }
 
 #if DGDA_CAN_WATCH
@@ -507,7 +548,10 @@ static int dgda_free_watch(void)
 			return ret;
 		}
 	}
-	return register_ftrace_function(&dgda_free_ops);
+	ret = register_ftrace_function(&dgda_free_ops);
+	if (ret)
+		ftrace_free_filter(&dgda_free_ops);
+	return ret;
 }
 
 static void dgda_free_unwatch(void)
@@ -646,36 +690,70 @@ static dma_addr_t dgda_edu_map(struct dgda_edu *d, void *v, u32 len)
 			    DMA_FROM_DEVICE);
 }
 
+/*
+ * One transfer, waited for however long the host takes to run it (no
+ * timeout: the spec's is the backstop, and the memory stays the device's
+ * until it is done). Sleeps.
+ */
+static void dgda_edu_dma(struct dgda_edu *d, bool to_ram, dma_addr_t ram,
+			 u32 len)
+{
+	dg_edu_dma_start(d->mmio, to_ram, ram, len);
+	while (dg_edu_dma_busy(d->mmio))
+		usleep_range(2000, 4000);
+	d->transfers++;
+}
+
 /* The device writes @len bytes of @src at @v (within one page); sleeps. */
 static int dgda_edu_write(struct dgda_edu *d, void *v, const void *src,
 			  u32 len)
 {
 	dma_addr_t t;
-	int ret;
 
 	memcpy(d->stage, src, len);
-	ret = dg_edu_dma(d->mmio, false, d->stage_dma, len);
-	if (ret)
-		return ret;
+	dgda_edu_dma(d, false, d->stage_dma, len);
 	t = dgda_edu_map(d, v, len);
 	if (dma_mapping_error(d->td.dev, t))
 		return -ENOMEM;
-	ret = dg_edu_dma(d->mmio, true, t, len);
+	dgda_edu_dma(d, true, t, len);
 	dma_unmap_page(d->td.dev, t, len, DMA_FROM_DEVICE);
-	d->transfers += 2;
-	return ret;
+	return 0;
 }
 
-/* "forge" (@d NULL: the CPU writes as the device would) or "edu-forge". */
+/* The decoy page, zeroed: a forged free block that ends the list. */
+static int dgda_decoy_get(void)
+{
+	struct page *page;
+
+	if (dgda_decoy)
+		return 0;
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	WRITE_ONCE(dgda_decoy, page);
+	return 0;
+}
+
+/*
+ * "forge" (@d NULL: the CPU writes as the device would) or "edu-forge".
+ * The device's link goes to y, a block held here, where the list holds
+ * offsets in a page (the kernel's before 6.4); else, for the device, to
+ * the decoy page, as the scribble's forged blocks do.
+ */
 static int dgda_forge(struct dgda_pool *e, struct dgda_edu *d)
 {
 	unsigned int n = 0;
 	u64 hdr[2], link;
-	void *x, *y;
+	void *x, *y, *to;
 	int ret = 0;
 
 	if (e->y)
 		return -EBUSY;
+	if (d && !dgda_offsets(e)) {
+		ret = dgda_decoy_get();
+		if (ret)
+			return ret;
+	}
 	do {
 		e->held[n] = dgda_alloc(e, &e->held_dma[n]);
 		if (!e->held[n]) {
@@ -703,8 +781,14 @@ static int dgda_forge(struct dgda_pool *e, struct dgda_edu *d)
 	memset(y + DGDA_HEADER, DGDA_CANARY, e->size - DGDA_HEADER);
 	hdr[0] = READ_ONCE(*(u64 *)x);
 	hdr[1] = e->y_dma;
-	link = dgda_link(e, y);
-	if (d) {
+	to = d && !dgda_offsets(e) ? page_address(dgda_decoy) : y;
+	link = dgda_link(e, to);
+	if (to != y) {
+		/* The decoy ends the list (its link 0), at its own address. */
+		((u64 *)to)[0] = 0;
+		((u64 *)to)[1] = page_to_phys(dgda_decoy);
+		ret = dgda_edu_write(d, x, &link, sizeof(link));
+	} else if (d) {
 		ret = dgda_edu_write(d, y, hdr,
 				     dgda_offsets(e) ? 8 : sizeof(hdr));
 		if (!ret)
@@ -725,8 +809,9 @@ static int dgda_forge(struct dgda_pool *e, struct dgda_edu *d)
 			dev_name(e->dev), e->name, ret);
 		return ret;	/* y stays held: "check" tells what happened */
 	}
-	pr_info("# %s %s: %s forged a link to a held block (%s list), after taking %u blocks\n",
+	pr_info("# %s %s: %s forged a link to %s (%s list), after taking %u blocks\n",
 		dev_name(e->dev), e->name, d ? "the edu device" : "the CPU",
+		to == y ? "a held block" : "the decoy page",
 		dgda_offsets(e) ? "offset" : "pointer", n);
 	return 0;
 }
@@ -734,7 +819,7 @@ static int dgda_forge(struct dgda_pool *e, struct dgda_edu *d)
 static int dgda_check(struct dgda_pool *e)
 {
 	bool written, whole = false;
-	unsigned long dup;
+	unsigned long dup, decoy;
 
 	if (!e->y)
 		return -EINVAL;
@@ -747,10 +832,12 @@ static int dgda_check(struct dgda_pool *e)
 					    e->size, e->name);
 	spin_lock_irq(&dgda_lock);
 	dup = e->dup;
+	decoy = e->decoy;
 	spin_unlock_irq(&dgda_lock);
-	pr_info("driver-attack dev=%s pool=\"%s\" held_block_written=%s pool_whole=%s duplicates_seen=%lu%s\n",
+	pr_info("driver-attack dev=%s pool=\"%s\" held_block_written=%s pool_whole=%s duplicates_refused=%lu decoys_refused=%lu%s\n",
 		dev_name(e->dev), e->name, written ? "yes" : "no",
-		whole ? "yes" : "no", dup, watch ? "" : " (not watched)");
+		whole ? "yes" : "no", dup, decoy,
+		watch ? "" : " (not watched)");
 	if (written || !whole) {
 		/* A block handed out twice is never freed into the pool. */
 		pr_info("# %s %s: held block %p abandoned\n",
@@ -766,17 +853,18 @@ static int dgda_check(struct dgda_pool *e)
 	return 0;
 }
 
+#define DGDA_CHUNKS	64
+
 /**
- * struct dgda_hit - one transfer of the scribble, into one chunk
+ * struct dgda_hit - the scribble's progress over a pool's chunks
  * @d: the device
  * @e: the pool
- * @idx: the chunk, by its place in the pool's walk ...
- * @n: ... counted here
- * @off: the offset in it
- * @len: the chunk's length (found: it exists)
- * @found: the walk reached chunk @idx
- * @xfer: bytes written (0: @off is past the chunk)
- * @ret: an error of the device
+ * @stride: the pool's block stride
+ * @base: the chunks met so far, by their first block ...
+ * @done: ... and how many of their bytes this sweep has written
+ * @nr: chunks met
+ * @xfer: bytes written by the last walk (0: none left this sweep)
+ * @ret: an error
  * @landed: transfers landed ...
  * @landed_out: ... of which while the pool had blocks out ...
  * @unseen: ... and after which no word written reads back as written
@@ -784,33 +872,68 @@ static int dgda_check(struct dgda_pool *e)
 struct dgda_hit {
 	struct dgda_edu *d;
 	struct dgda_pool *e;
-	unsigned int idx, n;
-	size_t off, len;
-	bool found;
+	u32 stride;
+	unsigned long base[DGDA_CHUNKS];
+	size_t done[DGDA_CHUNKS];
+	unsigned int nr;
 	u32 xfer;
 	int ret;
 	unsigned long landed, landed_out, unseen;
 };
 
+/* The free blocks that start in [@p, @p + @n) of the chunk at @mem. */
+static void dgda_note_forged(struct dgda_hit *h, unsigned long mem,
+			     unsigned long p, u32 n)
+{
+	unsigned long b = mem + roundup(p - mem, h->stride);
+
+	spin_lock(&dgda_lock);
+	for (; b < p + n; b += h->stride) {
+		if (dgda_block_of(b))
+			continue;	/* out: the driver's */
+		if (dgda_nr_forged == DGDA_FORGED_MAX) {
+			dgda_overflow++;
+			break;
+		}
+		dgda_forged_take(b);
+		dgda_forged[dgda_nr_forged++] = b;
+	}
+	spin_unlock(&dgda_lock);
+}
+
 /*
- * Under the pool's lock, interrupts off: the chunk cannot be freed while
- * the device writes it, so the transfer is waited for here, polled.
+ * One transfer into the first chunk of the walk that this sweep has not
+ * written whole yet. Under the pool's lock, interrupts off: the chunk
+ * cannot be freed while the device writes it, so the transfer is waited
+ * for here, however long the host takes (the spec's timeout is the
+ * backstop). dgda_lock nests inside the pool's lock, never around it.
  */
 static void dgda_hit_fn(void *arg, void __dma *mem, size_t len,
 			dma_addr_t dma)
 {
+	unsigned long m = (unsigned long)(void __force *)mem;
 	struct dgda_hit *h = arg;
-	void *p = (void __force *)mem + h->off;
+	unsigned int c, i;
 	dma_addr_t t;
-	unsigned int i;
+	void *p;
 
-	if (h->n++ != h->idx)
+	if (h->xfer || h->ret)
 		return;
-	h->found = true;
-	h->len = len;
-	if (h->off >= len)
+	for (c = 0; c < h->nr && h->base[c] != m; c++)
+		;
+	if (c == h->nr) {
+		if (c == DGDA_CHUNKS) {
+			h->ret = -ENOSPC;
+			return;
+		}
+		h->base[c] = m;
+		h->done[c] = 0;
+		h->nr++;
+	}
+	if (h->done[c] >= len)
 		return;
-	h->xfer = min_t(size_t, min_t(size_t, len - h->off, DG_EDU_XFER),
+	p = (void *)(m + h->done[c]);
+	h->xfer = min_t(size_t, min_t(size_t, len - h->done[c], DG_EDU_XFER),
 			PAGE_SIZE - offset_in_page(p));
 	t = dgda_edu_map(h->d, p, h->xfer);
 	if (dma_mapping_error(h->d->td.dev, t)) {
@@ -818,116 +941,142 @@ static void dgda_hit_fn(void *arg, void __dma *mem, size_t len,
 		return;
 	}
 	dg_edu_dma_start(h->d->mmio, true, t, h->xfer);
-	for (i = 0; dg_edu_dma_busy(h->d->mmio); i++) {
-		if (i == DGDA_EDU_POLLS) {
-			h->ret = -ETIMEDOUT;
-			break;
-		}
-		udelay(DGDA_EDU_POLL_US);
-	}
+	while (dg_edu_dma_busy(h->d->mmio))
+		udelay(100);
 	dma_unmap_page(h->d->td.dev, t, h->xfer, DMA_FROM_DEVICE);
-	if (h->ret)
-		return;
+	h->done[c] += h->xfer;
 	h->d->transfers++;
 	h->landed++;
+	/* Written under dgda_lock, which is never taken around a pool's. */
+	if (data_race(h->e->out))
+		h->landed_out++;
 	/* The driver may rewrite its blocks at once, but not all of them. */
 	for (i = 0; i < h->xfer / sizeof(u64); i++)
-		if (READ_ONCE(((u64 *)p)[i]) == dgda_decoy_dma && i & 1)
+		if (i & 1 && READ_ONCE(((u64 *)p)[i]) == dgda_decoy_dma)
 			break;
 	if (i == h->xfer / sizeof(u64))
 		h->unseen++;
-	/* Written under dgda_lock, which is never taken inside a pool's. */
-	if (data_race(h->e->out))
-		h->landed_out++;
+	dgda_note_forged(h, m, (unsigned long)p, h->xfer);
 }
 
-static unsigned long dgda_allocs(struct dgda_pool *e)
+static unsigned long dgda_forged_reused(struct dgda_pool *e)
 {
 	unsigned long n;
 
 	spin_lock_irq(&dgda_lock);
-	n = e->allocs;
+	n = e->forged_reused;
 	spin_unlock_irq(&dgda_lock);
 	return n;
 }
 
+/* Map the decoy for the one device whose pool a scribble attacks. */
 static int dgda_decoy_map(struct device *dev)
 {
-	if (dgda_decoy)
+	dma_addr_t dma;
+	int ret;
+
+	if (dgda_decoy_dev)
 		return dgda_decoy_dev == dev ? 0 : -EBUSY;
-	dgda_decoy = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!dgda_decoy)
+	ret = dgda_decoy_get();
+	if (ret)
+		return ret;
+	dma = dma_map_page(dev, dgda_decoy, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dev, dma))
 		return -ENOMEM;
-	dgda_decoy_dma = dma_map_page(dev, dgda_decoy, 0, PAGE_SIZE,
-				      DMA_BIDIRECTIONAL);
-	if (dma_mapping_error(dev, dgda_decoy_dma)) {
-		__free_page(dgda_decoy);
-		dgda_decoy = NULL;
-		return -ENOMEM;
-	}
+	dgda_decoy_dma = dma;
 	dgda_decoy_dev = get_device(dev);
 	return 0;
 }
 
+/* A scribble's counters, copied out of dgda_lock to be printed. */
+struct dgda_counts {
+	unsigned long allocs, reused, outside, dup, decoy, unknown_free;
+	unsigned long overflow;
+};
+
 static int dgda_scribble(struct dgda_pool *e)
 {
-	struct dgda_hit h = { .e = e };
-	unsigned long allocs0, sweeps = 0;
+	struct dmaguard_pool_stats st = { .sz = sizeof(st) };
+	struct dgda_counts c;
+	unsigned long sweeps = 0, allocs0, reused0;
 	struct dgda_edu d = {};
+	struct dgda_hit *h;
 	unsigned int i;
 	u64 *w;
 	int ret;
 
 	if (!e->dmaguard || !watch)
 		return -EINVAL;
+	ret = dmaguard_pool_get_stats(e->pool, &st);
+	if (ret)
+		return ret;
 	ret = dgda_decoy_map(e->dev);
 	if (ret)
 		return ret;
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
 	ret = dgda_edu_open(&d);
 	if (ret)
-		return ret;
-	h.d = &d;
+		goto out_free;
+	h->d = &d;
+	h->e = e;
+	h->stride = st.stride;
 	w = d.stage;
 	for (i = 0; i < DG_EDU_XFER / sizeof(*w); i++)
 		w[i] = i & 1 ? dgda_decoy_dma :
 			       (u64)(unsigned long)page_address(dgda_decoy);
-	ret = dg_edu_dma(d.mmio, false, d.stage_dma, DG_EDU_XFER);
-	allocs0 = dgda_allocs(e);
+	dgda_edu_dma(&d, false, d.stage_dma, DG_EDU_XFER);
+	spin_lock_irq(&dgda_lock);
+	dgda_nr_forged = 0;
+	allocs0 = e->allocs;
+	reused0 = e->forged_reused;
+	spin_unlock_irq(&dgda_lock);
 	/*
-	 * Sweep until the device has written every chunk, some write landed
-	 * while blocks were out, and the driver allocated meanwhile: what
-	 * the verdict needs, however the I/O is scheduled (the spec's
-	 * timeout is the backstop).
+	 * Sweep until a sweep has written every chunk the pool has, some
+	 * write landed while blocks were out, and the driver was handed a
+	 * block that was free when the device wrote it: what the verdict
+	 * needs, however the I/O is scheduled (the spec's timeout is the
+	 * backstop).
 	 */
 	while (!ret) {
-		for (h.idx = 0; !ret; h.idx++) {
-			for (h.off = 0; ; h.off += h.xfer) {
-				h.n = 0;
-				h.found = false;
-				h.xfer = 0;
-				dg_pool_for_each_chunk(dg_test_core(e->pool),
-						       dgda_hit_fn, &h);
-				ret = h.ret;
+		do {
+			h->xfer = 0;
+			dg_pool_for_each_chunk(dg_test_core(e->pool),
+					       dgda_hit_fn, h);
+			ret = h->ret;
+			if (h->xfer)
 				cond_resched();
-				if (ret || !h.xfer)
-					break;
-			}
-			if (!h.found)
-				break;
-		}
-		sweeps++;
-		if (h.idx && h.landed_out && dgda_allocs(e) != allocs0)
+		} while (!ret && h->xfer);
+		if (ret)
 			break;
+		if (h->nr)
+			sweeps++;
+		else
+			msleep(20);	/* no chunk yet: no I/O yet */
+		if (sweeps && h->landed_out &&
+		    dgda_forged_reused(e) != reused0)
+			break;
+		for (i = 0; i < h->nr; i++)
+			h->done[i] = 0;
 	}
+	/* Copied under the lock, printed after it. */
 	spin_lock_irq(&dgda_lock);
-	pr_info("driver-attack dev=%s pool=\"%s\" device=edu sweeps=%lu transfers=%lu landed_while_blocks_out=%lu not_seen_landed=%lu allocs_during=%lu outside_chunk=%lu duplicate=%lu decoy=%lu unknown_free=%lu missed=%lu overflow=%lu error=%d\n",
-		dev_name(e->dev), e->name, sweeps, d.transfers, h.landed_out, h.unseen,
-		e->allocs - allocs0, e->outside, e->dup, e->decoy,
-		e->unknown_free,
-		dgda_missed(),
-		dgda_overflow, ret);
+	c = (struct dgda_counts){
+		.allocs = e->allocs - allocs0,
+		.reused = e->forged_reused - reused0,
+		.outside = e->outside, .dup = e->dup, .decoy = e->decoy,
+		.unknown_free = e->unknown_free, .overflow = dgda_overflow,
+	};
 	spin_unlock_irq(&dgda_lock);
+	pr_info("driver-attack dev=%s pool=\"%s\" device=edu sweeps=%lu chunks=%u transfers=%lu landed_while_blocks_out=%lu not_seen_landed=%lu allocs_during=%lu forged_blocks_reused=%lu outside_chunk=%lu duplicate=%lu decoy=%lu unknown_free=%lu missed=%lu overflow=%lu error=%d\n",
+		dev_name(e->dev), e->name, sweeps, h->nr, d.transfers,
+		h->landed_out, h->unseen, c.allocs, c.reused, c.outside,
+		c.dup, c.decoy, c.unknown_free, dgda_missed(), c.overflow,
+		ret);
 	dgda_edu_close(&d);
+out_free:
+	kfree(h);
 	return ret;
 }
 
@@ -1030,12 +1179,13 @@ static void __exit dgda_exit(void)
 	}
 	unregister_kprobe(&dgda_destroy_probe);
 	unregister_kretprobe(&dgda_create_probe);
-	if (dgda_decoy) {
+	if (dgda_decoy_dev) {
 		dma_unmap_page(dgda_decoy_dev, dgda_decoy_dma, PAGE_SIZE,
 			       DMA_BIDIRECTIONAL);
 		put_device(dgda_decoy_dev);
-		__free_page(dgda_decoy);
 	}
+	if (dgda_decoy)
+		__free_page(dgda_decoy);
 }
 
 module_init(dgda_init);
