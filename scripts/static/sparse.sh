@@ -66,9 +66,11 @@ for kver in $kvers; do
 		continue
 	fi
 	# The test flavour (DMAGUARD_TEST_HOOKS=1): every file of the
-	# production module, plus the test hooks and tests/kmod/.
+	# production module, plus the test hooks and tests/kmod/. No
+	# MAKEFLAGS: an outer "make -s" would make kbuild quiet and hide the
+	# CHECK lines counted below.
 	# shellcheck disable=SC2086
-	make -C "$kdir" M="$tree" C=2 CF="${SPARSE_CF--Wcast-from-as}" -j"$jobs" \
+	MAKEFLAGS= make -C "$kdir" M="$tree" C=2 CF="${SPARSE_CF--Wcast-from-as}" -j"$jobs" \
 		DMAGUARD_TEST_HOOKS=1 modules > "$log" 2>&1
 	rc=$?
 	# kbuild of 6.12 may run the checker twice on a file it rebuilds
@@ -104,7 +106,7 @@ for kver in $kvers; do
 		cp -rs "$cdir". "$cfarm/"
 		objs=$(cd "$cfarm" && ls *.c | sed 's/\.c$/.o/')
 		# shellcheck disable=SC2086
-		make -C "$kdir" M="$cfarm" C=2 CF="${SPARSE_CF--Wcast-from-as}" \
+		MAKEFLAGS= make -C "$kdir" M="$cfarm" C=2 CF="${SPARSE_CF--Wcast-from-as}" \
 			DMAGUARD_INCLUDE="$top/abi/include" $objs \
 			> "$clog" 2>&1
 		rc=$?
@@ -129,7 +131,7 @@ for kver in $kvers; do
 		notok "sparse $kver: fixture: cannot make the symlink farm"
 		continue
 	fi
-	make -C "$kdir" M="$fix/$fixture_src" C=2 CF="${SPARSE_CF--Wcast-from-as}" modules \
+	MAKEFLAGS= make -C "$kdir" M="$fix/$fixture_src" C=2 CF="${SPARSE_CF--Wcast-from-as}" modules \
 		> "$flog" 2>&1
 	rc=$?
 	got=$(diagnostics "$flog" "$fix/$fixture_src")
