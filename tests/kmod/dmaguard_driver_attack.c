@@ -96,8 +96,7 @@ MODULE_PARM_DESC(watch, "Also note dmaguard's pools and watch every block the no
 
 /* Blocks out at once, over every watched pool. */
 #define DGDA_LIVE_MAX	4096
-/* An edu transfer lasts 100 ms of the VM's time: 50 times that, polled. */
-#define DGDA_EDU_POLLS	50000
+/* Between polls of an edu transfer under a pool's lock (no sleeping). */
 #define DGDA_EDU_POLL_US 100
 
 /**
@@ -120,7 +119,7 @@ MODULE_PARM_DESC(watch, "Also note dmaguard's pools and watch every block the no
  * @unknown_free: ... frees of a block the watch did not see handed out ...
  * @forged_reused: ... and allocations of a block that was free when the
  *	scribble's device wrote it
- * @reported: the first duplicate was reported
+ * @reported: the first refused block was reported
  */
 struct dgda_pool {
 	void *pool;
@@ -268,6 +267,13 @@ static struct dgda_block *dgda_block_of(unsigned long vaddr)
 	return NULL;
 }
 
+/* @b is out no more: back to the spare store; under dgda_lock. */
+static void dgda_block_put(struct dgda_block *b)
+{
+	hash_del(&b->node);
+	hlist_add_head(&b->node, &dgda_spare);
+}
+
 static int dgda_destroy_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	void *pool = (void *)regs_get_kernel_argument(regs, 0);
@@ -281,12 +287,9 @@ static int dgda_destroy_pre(struct kprobe *p, struct pt_regs *regs)
 	e = dgda_pool_of(pool);
 	if (e) {
 		/* What the pool still has out (an abandoned y) goes too. */
-		hash_for_each_safe(dgda_live, bkt, t, b, node) {
-			if (b->e == e) {
-				hash_del(&b->node);
-				hlist_add_head(&b->node, &dgda_spare);
-			}
-		}
+		hash_for_each_safe(dgda_live, bkt, t, b, node)
+			if (b->e == e)
+				dgda_block_put(b);
 		e->pool = NULL;
 	}
 	spin_unlock_irqrestore(&dgda_lock, flags);
@@ -477,8 +480,7 @@ static void dgda_free_fn(unsigned long ip, unsigned long parent_ip,
 	if (e && vaddr) {
 		b = dgda_block_of(vaddr);
 		if (b && b->e == e) {
-			hash_del(&b->node);
-			hlist_add_head(&b->node, &dgda_spare);
+			dgda_block_put(b);
 			e->out--;
 		} else {
 			e->unknown_free++;
@@ -942,7 +944,7 @@ static void dgda_hit_fn(void *arg, void __dma *mem, size_t len,
 	}
 	dg_edu_dma_start(h->d->mmio, true, t, h->xfer);
 	while (dg_edu_dma_busy(h->d->mmio))
-		udelay(100);
+		udelay(DGDA_EDU_POLL_US);
 	dma_unmap_page(h->d->td.dev, t, h->xfer, DMA_FROM_DEVICE);
 	h->done[c] += h->xfer;
 	h->d->transfers++;

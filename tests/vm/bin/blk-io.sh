@@ -71,6 +71,14 @@ in_use() {
 	fi
 }
 
+# The PCI device (its sysfs name) of block device $1.
+pci_of() {
+	p=$(readlink -f "/sys/block/${1#/dev/}/device/device")
+	echo "${p##*/}"
+}
+
+ATTACK=/sys/kernel/debug/dmaguard_driver_attack/attack
+
 case "$1" in
 load)
 	for m in $(cat "$KO/$2/deps"); do insmod "$KO/$2/$m.ko"; done ;;
@@ -134,19 +142,15 @@ kpools)
 	n=$(kpool_lines "$2" | wc -l)
 	[ "$n" = "$3" ] || die "$n pools match /$2/ in sysfs, expected $3" ;;
 attack)
-	dev=$2 pool=$3 ctl=/sys/kernel/debug/dmaguard_driver_attack/attack
-	pci=$(readlink -f "/sys/block/${dev#/dev/}/device/device")
-	pci=${pci##*/}
+	dev=$2 pool=$3 pci=$(pci_of "$2")
 	forge=forge
 	[ "${4:-}" != edu ] || forge=edu-forge
-	echo "$forge $pci $pool" > "$ctl" || die "$forge $pci $pool failed"
+	echo "$forge $pci $pool" > "$ATTACK" || die "$forge $pci $pool failed"
 	"$0" integrity "$dev" direct 1 0 64 || die "I/O after the forge failed"
-	echo "check $pci $pool" > "$ctl" || die "check $pci $pool failed"
+	echo "check $pci $pool" > "$ATTACK" || die "check $pci $pool failed"
 	dmesg | grep "driver-attack dev=$pci pool=\"$pool\"" | tail -n 1 ;;
 scribble)
-	dev=$2 pool=$3 n=$4 ctl=/sys/kernel/debug/dmaguard_driver_attack/attack
-	pci=$(readlink -f "/sys/block/${dev#/dev/}/device/device")
-	pci=${pci##*/}
+	dev=$2 pool=$3 n=$4 pci=$(pci_of "$2")
 	blocks=$(($(blockdev --getsize64 "$dev") >> 16))
 	rm -f /tmp/scribble.stop
 	for i in $(seq "$n"); do
@@ -157,7 +161,7 @@ scribble)
 		done &
 	done
 	r=0
-	echo "scribble $pci $pool" > "$ctl" || r=$?
+	echo "scribble $pci $pool" > "$ATTACK" || r=$?
 	touch /tmp/scribble.stop
 	wait
 	[ "$r" = 0 ] || die "scribble $pci $pool failed"
